@@ -1,0 +1,50 @@
+# Two entry points: `make book` builds the site, `make test` runs the tests.
+# Each sets itself up on a fresh machine: virtual environment, pinned dependencies, MathJax.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+MATHJAX := book/_static/mathjax/tex-chtml.js
+PROFILE ?= default
+
+.PHONY: install book site test notebooks lock clean help
+help:
+	@echo "make book       execute every chapter (PROFILE=$(PROFILE)) and build the HTML site"
+	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
+	@echo "make notebooks  write notebooks/*.ipynb (for papermill) from the .md sources"
+	@echo "make install    virtual environment with the pinned dependencies"
+
+install: $(STAMP)
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c constraints.txt -e ".[book,test]"
+	@touch $@
+
+$(MATHJAX): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	rm -rf book/_static/mathjax && mkdir -p book/_static/mathjax
+	cd node_modules/mathjax/es5 && cp -r tex-chtml.js input output ui a11y sre \
+	    $(CURDIR)/book/_static/mathjax/
+
+book: install $(MATHJAX)
+	$(PY) -m ldp_companion book --profile $(PROFILE)
+	@du -sh _build/html | awk '{print "site size: " $$1}'
+
+site: install $(MATHJAX)
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+
+test: install
+	$(PY) -m pytest -n 2 --durations=15
+
+notebooks: install
+	$(VENV)/bin/jupytext --to ipynb notebooks/*.md
+
+lock: install
+	@{ echo "# Exact versions the book and tests are built with (pip install -c constraints.txt ...)."; \
+	   echo "# Regenerate with 'make lock' after changing pyproject.toml."; \
+	   $(PY) -m pip freeze --exclude-editable | grep -v -i '^ldp.companion'; } > constraints.txt
+
+clean:
+	rm -rf _build book/generated book/_static/mathjax

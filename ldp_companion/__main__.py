@@ -1,0 +1,64 @@
+"""Command line: ``python -m ldp_companion {list,run,book}``.
+
+Examples
+--------
+python -m ldp_companion list
+python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/
+python -m ldp_companion book --profile default
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import time
+from pathlib import Path
+
+from ldp_companion import runner
+
+
+def _value(text: str):
+    """A parameter value as Python reads it (``3``, ``0.5``, ``[1, 2]``), else the string."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ldp_companion", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the chapters")
+    run = sub.add_parser("run", help="execute one chapter with papermill parameters")
+    run.add_argument("chapter", help="chapter name or number, e.g. tldp, 03")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                     metavar=("NAME", "VALUE"), help="papermill parameter (repeatable)")
+    run.add_argument("--out", default="runs", help="output folder (default: runs/)")
+    run.add_argument("--log-output", action="store_true", help="stream cell output")
+    book = sub.add_parser("book", help="execute every chapter and build the HTML site")
+    book.add_argument("--profile", default="default", choices=runner.PROFILES)
+    book.add_argument("--seed", type=int, default=0)
+    book.add_argument("--no-site", action="store_true", help="execute only, do not render")
+    args = parser.parse_args(argv)
+
+    if args.command == "list":
+        for path in runner.chapters():
+            print(path.stem)
+        return 0
+    if args.command == "run":
+        params = {name: _value(value) for name, value in args.parameter}
+        out = runner.execute(runner.find_chapter(args.chapter), Path(args.out), params,
+                             log_output=args.log_output)
+        print(f"executed notebook: {out}")
+        return 0
+    started = time.perf_counter()
+    runner.execute_book(args.profile, args.seed)
+    if not args.no_site:
+        index = runner.build_site()
+        print(f"book built in {time.perf_counter() - started:.0f} s; open {index}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

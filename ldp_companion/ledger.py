@@ -1,0 +1,204 @@
+"""The claims ledger: every claim a chapter checks, with a verdict computed by a comparison.
+
+A chapter creates one :class:`Ledger`, records each claim through a method that *computes*
+the verdict (:meth:`Ledger.close`, :meth:`Ledger.bound`, :meth:`Ledger.condition`), or marks it
+:meth:`Ledger.not_checked` with the reason, and finally calls :meth:`Ledger.save`, which
+writes ``<chapter>.ledger.json`` next to the executed notebook. The book's "Verdicts" page
+reads every ledger (:func:`load_ledgers`).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Claim", "Ledger", "VERDICTS", "VERDICT_COLORS", "load_ledgers", "verdict_counts",
+           "verdict_table_html", "LEDGER_DIR_ENV"]
+
+VERDICTS = ("holds", "partly", "fails", "not checked offline")
+LEDGER_DIR_ENV = "LDP_COMPANION_LEDGER_DIR"
+_SUFFIX = ".ledger.json"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checked claim. ``verdict`` is one of :data:`VERDICTS`."""
+
+    chapter: str
+    claim_id: str
+    statement: str
+    paper: str
+    ours: str
+    verdict: str
+    note: str = ""
+    section: str = ""
+
+
+def _fmt(value) -> str:
+    """Short text for a number, array or string (what the tables show)."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    arr = np.asarray(value)
+    if arr.dtype == bool:
+        return f"{int(arr.sum())}/{arr.size} true" if arr.ndim else str(bool(arr))
+    if arr.ndim == 0:
+        v = float(arr)
+        return "inf" if math.isinf(v) else f"{v:.6g}"
+    return np.array2string(arr, precision=4, separator=", ", threshold=8)
+
+
+class Ledger:
+    """Claims checked in one chapter.
+
+    Parameters
+    ----------
+    chapter : str
+        Chapter id, e.g. ``"03-pm-three-outputs"``; it names the ledger file and the page
+        the verdicts table links to.
+    """
+
+    def __init__(self, chapter: str):
+        if not isinstance(chapter, str) or not chapter.strip():
+            raise ValueError("chapter must be a non-empty string")
+        self.chapter = chapter
+        self._claims: dict[str, Claim] = {}
+
+    def __len__(self) -> int:
+        return len(self._claims)
+
+    def _add(self, claim_id, statement, paper, ours, verdict, note, section) -> Claim:
+        if not isinstance(claim_id, str) or not claim_id:
+            raise ValueError("claim_id must be a non-empty string")
+        if claim_id in self._claims:
+            raise ValueError(f"claim {claim_id!r} is already recorded in {self.chapter}")
+        if verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
+        claim = Claim(self.chapter, claim_id, statement, _fmt(paper), _fmt(ours), verdict,
+                      note, section)
+        self._claims[claim_id] = claim
+        return claim
+
+    def close(self, claim_id: str, statement: str, paper, ours, *, rtol: float = 0.0,
+              atol: float = 0.0, note: str = "", section: str = "") -> Claim:
+        """Claim that ``ours`` equals the paper's value within ``atol + rtol*|paper|``.
+
+        Arrays are compared entry by entry: all close gives ``holds``, some ``partly``,
+        none ``fails``.
+        """
+        p = np.asarray(paper, float)
+        o = np.asarray(ours, float)
+        ok = np.abs(o - p) <= atol + rtol * np.abs(p)
+        if not (rtol or atol):
+            raise ValueError("give rtol or atol: an exact float comparison is not a check")
+        tol = f"tolerance {atol:g} + {rtol:g}·|paper|"
+        return self._add(claim_id, statement, paper, ours, _verdict(ok),
+                         f"{note} ({tol})".strip(), section)
+
+    def bound(self, claim_id: str, statement: str, paper, ours, *, relation: str = "<=",
+              slack: float = 0.0, note: str = "", section: str = "") -> Claim:
+        """Claim that ``ours <= paper + slack`` (or ``>=`` with ``relation='>='``)."""
+        p = np.asarray(paper, float)
+        o = np.asarray(ours, float)
+        if relation == "<=":
+            ok = o <= p + slack
+        elif relation == ">=":
+            ok = o >= p - slack
+        else:
+            raise ValueError("relation must be '<=' or '>='")
+        return self._add(claim_id, statement, f"{relation} {_fmt(paper)}", ours, _verdict(ok),
+                         note, section)
+
+    def condition(self, claim_id: str, statement: str, ok, *, paper="", ours=None,
+                  note: str = "", section: str = "") -> Claim:
+        """Claim decided by a boolean (or boolean array) computed in the chapter."""
+        ok = np.asarray(ok)
+        if ok.dtype != bool:
+            raise TypeError("ok must be a boolean or a boolean array computed by a comparison")
+        return self._add(claim_id, statement, paper, ok if ours is None else ours,
+                         _verdict(ok), note, section)
+
+    def not_checked(self, claim_id: str, statement: str, reason: str, *, paper="",
+                    section: str = "") -> Claim:
+        """A claim this run could not check (e.g. its data are not available offline)."""
+        if not reason:
+            raise ValueError("say why the claim is not checked")
+        return self._add(claim_id, statement, paper, None, "not checked offline", reason,
+                         section)
+
+    def claims(self) -> list[Claim]:
+        return list(self._claims.values())
+
+    def table(self) -> pd.DataFrame:
+        """The claims as a DataFrame (one row per claim)."""
+        return _frame(self.claims())
+
+    def save(self, directory: str | os.PathLike | None = None) -> Path:
+        """Write ``<chapter>.ledger.json`` to ``directory``.
+
+        The default is ``$LDP_COMPANION_LEDGER_DIR`` if set (the book runner sets it to the
+        folder of the executed notebook), else the working directory.
+        """
+        folder = Path(directory or os.environ.get(LEDGER_DIR_ENV) or ".")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.chapter}{_SUFFIX}"
+        path.write_text(json.dumps([asdict(c) for c in self.claims()], indent=1,
+                                   ensure_ascii=False))
+        return path
+
+
+def _verdict(ok: np.ndarray) -> str:
+    ok = np.asarray(ok, bool)
+    if ok.all():
+        return "holds"
+    return "partly" if ok.any() else "fails"
+
+
+def _frame(claims) -> pd.DataFrame:
+    cols = [f for f in Claim.__dataclass_fields__]
+    return pd.DataFrame([asdict(c) for c in claims], columns=cols)
+
+
+def load_ledgers(directory: str | os.PathLike) -> pd.DataFrame:
+    """Read every ``*.ledger.json`` in ``directory`` into one DataFrame, sorted by chapter."""
+    claims = []
+    for path in sorted(Path(directory).glob(f"*{_SUFFIX}")):
+        claims.extend(Claim(**row) for row in json.loads(path.read_text()))
+    return _frame(claims)
+
+
+VERDICT_COLORS = {"holds": "#d4edda", "partly": "#fff3cd", "fails": "#f8d7da",
+                  "not checked offline": "#e2e3e5"}
+
+
+def verdict_counts(claims: pd.DataFrame) -> pd.DataFrame:
+    """Number of claims per chapter and verdict (one column per verdict, in order)."""
+    counts = pd.crosstab(claims["chapter"], claims["verdict"])
+    return counts.reindex(columns=list(VERDICTS), fill_value=0)
+
+
+def verdict_table_html(claims: pd.DataFrame) -> str:
+    """One HTML table (chapter, claim, paper, ours, verdict), rows coloured by verdict.
+
+    Each claim links to its section of the chapter page: ``<chapter>.html#<section>``.
+    """
+    from html import escape
+
+    rows = []
+    for c in claims.itertuples(index=False):
+        href = f"{c.chapter}.html" + (f"#{c.section}" if c.section else "")
+        rows.append(
+            f'<tr style="background:{VERDICT_COLORS[c.verdict]}">'
+            f'<td><a href="{escape(href)}">{escape(c.chapter)}</a></td>'
+            f"<td><b>{escape(c.claim_id)}</b><br>{escape(c.statement)}</td>"
+            f"<td>{escape(c.paper)}</td><td>{escape(c.ours)}</td>"
+            f"<td><b>{escape(c.verdict)}</b><br><small>{escape(c.note)}</small></td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("chapter", "claim", "paper", "ours", "verdict"))
+    return (f'<table class="ldp-verdicts"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')

@@ -1,0 +1,98 @@
+"""One plotting style for the whole book.
+
+:func:`use_style` sets the seaborn theme; :data:`MECHANISM_COLORS` gives each mechanism one
+colour in every chapter; :func:`plot_vs_epsilon` draws a metric against ε with a band over
+seeds.
+"""
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+__all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "use_style", "color", "label",
+           "plot_vs_epsilon"]
+
+_ORDER = ["laplace", "duchi", "pm", "hm", "three_outputs", "pm_opt", "pm_sub", "hm_tp",
+          "harmony", "hiera", "graded_laplace", "gaussian", "tldp", "tvg", "spof",
+          "non_private"]
+_PALETTE = sns.color_palette("tab10", 10) + sns.color_palette("Dark2", 8)
+#: A fixed colour per mechanism name, the same in every chapter.
+MECHANISM_COLORS: dict[str, tuple] = {n: _PALETTE[i] for i, n in enumerate(_ORDER)}
+MECHANISM_COLORS["non_private"] = (0.2, 0.2, 0.2)
+#: Display names.
+MECHANISM_LABELS: dict[str, str] = {
+    "laplace": "Laplace", "duchi": "Duchi", "pm": "PM", "hm": "HM",
+    "three_outputs": "Three-Outputs", "pm_opt": "PM-OPT", "pm_sub": "PM-SUB",
+    "hm_tp": "HM-TP", "harmony": "Harmony", "hiera": "HierA",
+    "graded_laplace": "graded Laplace", "gaussian": "Gaussian", "tldp": "TLDP",
+    "tvg": "TVG", "spof": "SPOF", "non_private": "non-private",
+}
+
+
+def use_style() -> None:
+    """Apply the book's seaborn theme (call once at the top of a chapter)."""
+    sns.set_theme(context="notebook", style="whitegrid", font_scale=1.0)
+    matplotlib.rcParams.update({"figure.figsize": (6.4, 4.0), "figure.dpi": 100,
+                                "savefig.dpi": 150, "axes.titlesize": "medium",
+                                "legend.fontsize": "small", "legend.frameon": False})
+
+
+def color(name: str):
+    """The colour of mechanism ``name`` (grey for names the book does not know)."""
+    return MECHANISM_COLORS.get(name, (0.5, 0.5, 0.5))
+
+
+def label(name: str) -> str:
+    """The display name of mechanism ``name``."""
+    return MECHANISM_LABELS.get(name, name)
+
+
+def plot_vs_epsilon(data: pd.DataFrame, metric: str, *, mechanism: str = "mechanism",
+                    epsilon: str = "epsilon", seed: str | None = "seed", ax=None,
+                    logx: bool = True, logy: bool = False, band: str = "sd",
+                    ylabel: str | None = None, title: str | None = None):
+    """Plot ``metric`` against ε, one line per mechanism, mean ± spread over seeds.
+
+    Parameters
+    ----------
+    data : DataFrame
+        Long format: one row per (mechanism, ε, seed).
+    metric : str
+        Column to plot.
+    band : {"sd", "se"}
+        Band half-width: standard deviation over seeds, or standard error of the mean.
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    for col in (metric, mechanism, epsilon):
+        if col not in data.columns:
+            raise ValueError(f"column {col!r} not in data (columns: {list(data.columns)})")
+    if band not in ("sd", "se"):
+        raise ValueError("band must be 'sd' or 'se'")
+    ax = ax or plt.gca()
+    stats = data.groupby([mechanism, epsilon], sort=True)[metric].agg(["mean", "std", "count"])
+    for name in pd.unique(data[mechanism]):
+        s = stats.loc[name]
+        eps = s.index.to_numpy(float)
+        spread = s["std"].fillna(0.0).to_numpy()
+        if band == "se":
+            spread = spread / np.sqrt(s["count"].to_numpy())
+        c = color(name)
+        ax.plot(eps, s["mean"], marker="o", ms=4, color=c, label=label(name))
+        if seed is not None and (s["count"] > 1).any():
+            ax.fill_between(eps, s["mean"] - spread, s["mean"] + spread, color=c, alpha=0.2,
+                            linewidth=0)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel("privacy budget ε")
+    ax.set_ylabel(ylabel or metric)
+    if title:
+        ax.set_title(title)
+    ax.legend()
+    return ax

@@ -1,0 +1,41 @@
+"""Shared plotting style: fixed colours, and the metric-versus-ε helper draws bands."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from ldp_companion import mechanism_names  # noqa: E402
+from ldp_companion.plotting import MECHANISM_COLORS, color, label, plot_vs_epsilon, use_style  # noqa: E402
+
+
+def test_every_mechanism_has_its_own_colour_and_label():
+    names = mechanism_names()
+    assert all(n in MECHANISM_COLORS for n in names)
+    assert len({color(n) for n in MECHANISM_COLORS}) == len(MECHANISM_COLORS)
+    assert label("pm_sub") == "PM-SUB"
+
+
+def test_plot_vs_epsilon_lines_and_bands(tmp_path):
+    use_style()
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame([{"mechanism": m, "epsilon": e, "seed": s, "mse": 1 / e + rng.random()}
+                       for m in ("duchi", "pm") for e in (0.5, 1, 2) for s in range(3)])
+    fig, ax = plt.subplots()
+    plot_vs_epsilon(df, "mse", ax=ax, ylabel="MSE")
+    assert len(ax.lines) == 2 and len(ax.collections) == 2  # one band per mechanism
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "privacy budget ε"
+    np.testing.assert_allclose(ax.lines[0].get_ydata(),
+                               df[df.mechanism == "duchi"].groupby("epsilon")["mse"].mean())
+    fig.savefig(tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 1000
+    plt.close(fig)
+
+
+def test_plot_vs_epsilon_bad_column():
+    with pytest.raises(ValueError, match="column 'nope'"):
+        plot_vs_epsilon(pd.DataFrame({"epsilon": [1], "mechanism": ["pm"]}), "nope")

@@ -1,0 +1,37 @@
+"""Chapter parameters by profile."""
+from __future__ import annotations
+
+import pytest
+
+from ldp_companion.profiles import resolve
+
+SPEC = {"n": ("samples", {"smoke": 10, "default": 100, "paper": 1000})}
+
+
+def test_profile_values_and_override():
+    assert resolve("smoke", SPEC).n == 10
+    cfg = resolve("paper", SPEC, seed=3, n=7)
+    assert (cfg.n, cfg.seed) == (7, 3)
+    table = cfg.table()
+    assert table.loc["n", "default"] == "100" and "set by caller" in table.loc["n", "this run"]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"profile": "huge"}, "profile"),
+    ({"profile": "smoke", "seed": -1}, "seed"),
+    ({"profile": "smoke", "typo": 1}, "unknown parameter"),
+])
+def test_bad_input(kwargs, match):
+    profile = kwargs.pop("profile")
+    with pytest.raises(ValueError, match=match):
+        resolve(profile, SPEC, **kwargs)
+
+
+def test_spec_must_cover_every_profile():
+    with pytest.raises(ValueError, match="no value for profile"):
+        resolve("smoke", {"n": ("samples", {"smoke": 1})})
+
+
+def test_unknown_attribute():
+    with pytest.raises(AttributeError, match="known: n"):
+        resolve("smoke", SPEC).m

@@ -1,0 +1,129 @@
+"""Browser check of the built site: math rendered, images load, nothing requested outside.
+
+Needs the site built (`make book`) and Chromium; skips without them on a user's machine and
+fails under CI=true. Screenshots go to ``_build/screenshots/``.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from conftest import skip_or_fail
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "_build" / "html"
+SHOTS = REPO / "_build" / "screenshots"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"]
+PAGES = {
+    "chapter": "book/generated/03-pm-three-outputs.html",
+    "verdicts": "book/generated/verdicts.html",
+    "intro": "book/intro.html",
+    "reproducibility": "book/generated/reproducibility.html",
+}
+RAW_TEX = ("\\varepsilon", "\\frac", "\\mathbb", "\\operatorname", "$$", "\\[", "\\(")
+
+# Text of the page outside code blocks, where raw TeX would show if MathJax did not run.
+_PROSE_TEXT = """() => {
+  const body = document.body.cloneNode(true);
+  body.querySelectorAll('pre, code, script, style, mjx-container, .MathJax_Preview')
+      .forEach(e => e.remove());
+  return body.textContent;
+}"""
+_BROKEN_IMAGES = """() => Array.from(document.images)
+  .filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (SITE / "index.html").exists():
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        skip_or_fail("Chromium not found (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("playwright (Python package) not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+def _visit(browser, server, path):
+    """Open one page; return (page, outside requests, failed local requests)."""
+    outside, failed = [], []
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+
+    def route(r):
+        url = urlparse(r.request.url)
+        if url.scheme in ("data", "blob", "about") or url.hostname == "127.0.0.1":
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("response", lambda resp: failed.append(f"{resp.status} {resp.url}")
+            if resp.status >= 400 else None)
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    if page.locator("script[src*='mathjax']").count():  # Sphinx loads it on pages with math
+        page.wait_for_function("() => window.MathJax && MathJax.startup && "
+                               "MathJax.startup.promise", timeout=20_000)
+        page.evaluate("() => MathJax.startup.promise")
+    page.wait_for_load_state("networkidle")
+    return page, outside, failed
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_renders_offline(browser, server, name):
+    page, outside, failed = _visit(browser, server, PAGES[name])
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+    assert not outside, f"{name} requested URLs outside the machine: {outside}"
+    assert not failed, f"{name} has failed requests: {failed}"
+    assert page.evaluate(_BROKEN_IMAGES) == [], f"{name} has broken images"
+    prose = page.evaluate(_PROSE_TEXT)
+    leftover = [t for t in RAW_TEX if t in prose]
+    assert not leftover, f"{name} shows raw TeX: {leftover}"
+    if name in ("chapter", "intro"):
+        assert page.locator("mjx-container").count() > 5, f"{name}: MathJax rendered no math"
+    if name == "chapter":
+        assert page.locator("img").count() >= 1, "chapter page has no figure"
+    page.context.close()
+
+
+def test_verdicts_page_lists_chapter_claims(browser, server):
+    page, _, _ = _visit(browser, server, PAGES["verdicts"])
+    rows = page.locator("table.ldp-verdicts tbody tr")
+    assert rows.count() >= 1, "the verdicts table is empty"
+    link = rows.first.locator("a").first.get_attribute("href")
+    assert link.startswith("03-pm-three-outputs.html#"), link
+    page.context.close()
