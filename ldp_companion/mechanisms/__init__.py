@@ -2,20 +2,29 @@
 
 >>> from ldp_companion import get_mechanism
 >>> m = get_mechanism("duchi", 1.0)
->>> round(m.worst_case_variance(), 4)
+>>> print(round(m.worst_case_variance(), 4))
 4.6827
 """
 from __future__ import annotations
 
 from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
 from ldp_companion.mechanisms.duchi import Duchi
+from ldp_companion.mechanisms.hybrid import HM, HMTP
 from ldp_companion.mechanisms.laplace import Laplace
+from ldp_companion.mechanisms.piecewise import PM, PMOpt, PMSub
+from ldp_companion.mechanisms.three_outputs import ThreeOutputs
 
 __all__ = ["OutputLaw", "ScalarMechanism", "get_mechanism", "mechanism_names", "REGISTRY"]
 
 REGISTRY: dict[str, type[ScalarMechanism]] = {
     Laplace.name: Laplace,
     Duchi.name: Duchi,
+    PM.name: PM,
+    HM.name: HM,
+    ThreeOutputs.name: ThreeOutputs,
+    PMOpt.name: PMOpt,
+    PMSub.name: PMSub,
+    HMTP.name: HMTP,
 }
 
 

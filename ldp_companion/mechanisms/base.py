@@ -143,7 +143,7 @@ class ScalarMechanism(ABC):
             Clip inputs to [-1, 1] instead of refusing values outside it.
         """
         arr = check_unit_interval(x, "x", clip=clip)
-        return self._privatize(arr, check_rng(rng))
+        return np.asarray(self._privatize(arr, check_rng(rng)))
 
     def variance(self, x) -> np.ndarray:
         """Closed-form ``Var[Y | x]`` (same shape as ``x``)."""
