@@ -613,8 +613,8 @@ def ldp_accuracy_bound(epsilon):
 def plot_audit(claimed, audited, ax=None, labels=None):
     """Claimed epsilon (x axis) against audited epsilon (y axis), with the diagonal.
 
-    Points above the diagonal break their claim. Infinite audited values are drawn as
-    upward triangles at the top of the axes.
+    Points above the diagonal break their claim and are drawn as red crosses; infinite
+    audited values are red upward triangles at the top of the axes.
 
     Parameters
     ----------
@@ -642,10 +642,13 @@ def plot_audit(claimed, audited, ax=None, labels=None):
     finite = np.isfinite(audited)
     top = 1.1 * max(claimed.max(), audited[finite].max() if finite.any() else 0.0, 1e-9)
     ax.plot([0, top], [0, top], color="0.5", linestyle="--", linewidth=1, label="audited = claimed")
-    ax.scatter(claimed[finite], audited[finite], zorder=3)
-    if (~finite).any():
-        ax.scatter(claimed[~finite], np.full((~finite).sum(), top), marker="^", zorder=3,
-                   label="audited = inf")
+    above = audited > claimed
+    for sel, marker, colour, text in ((finite & ~above, "o", "tab:green", "within claim"),
+                                      (finite & above, "x", "tab:red", "above claim (flagged)"),
+                                      (~finite, "^", "tab:red", "audited = inf")):
+        if sel.any():
+            ax.scatter(claimed[sel], np.where(finite[sel], audited[sel], top), marker=marker,
+                       color=colour, zorder=3, label=text)
     for i, text in enumerate(labels or []):
         ax.annotate(text, (claimed[i], audited[i] if finite[i] else top), fontsize=8,
                     xytext=(3, 3), textcoords="offset points")

@@ -22,6 +22,8 @@ from ldp_companion.audit import (  # noqa: E402
 from ldp_companion.mechanisms import OutputLaw, ScalarMechanism, get_mechanism, mechanism_names  # noqa: E402
 from ldp_companion.mechanisms.duchi import Duchi  # noqa: E402
 from ldp_companion.mechanisms.laplace import Laplace  # noqa: E402
+from ldp_companion.mechanisms.mutants import (  # noqa: E402
+    MUTANTS, DuchiSignError)
 
 EPSILONS = [0.5, 1.0, 2.0]
 N_BIG = 10**6          # samples per input for the scalar empirical audits
@@ -32,65 +34,6 @@ SEED = 20240611
 # Mutants: deliberately broken mechanisms, and two hand-built correct ones
 # --------------------------------------------------------------------------------------
 
-class DuchiWrongConstant(Duchi):
-    """``e^eps`` where ``e^eps + 1`` belongs in ``P(+C | x)``; true eps = log(2 e^eps - 1)."""
-
-    def prob_plus(self, x):
-        e = np.exp(self.epsilon)
-        return 0.5 + (e - 1.0) * np.asarray(x, float) / (2.0 * e)
-
-
-class DuchiSignError(Duchi):
-    """``e^eps - 1`` where ``e^eps + 1`` belongs: ``P(+C | x) = (1 + x) / 2``; true eps = inf."""
-
-    def prob_plus(self, x):
-        e = np.exp(self.epsilon)
-        return 0.5 + (e - 1.0) * np.asarray(x, float) / (2.0 * (e - 1.0))
-
-
-class LaplaceHalfScale(Laplace):
-    """Noise scale halved, ``1 / eps`` -- the same as taking the sensitivity of [-1, 1]
-    to be 1 instead of 2. True eps = 2 eps."""
-
-    @property
-    def scale(self):
-        return 1.0 / self.epsilon
-
-
-class LaplaceScaleShort(Laplace):
-    """Noise scale 10 % too small (a subtle bug); true eps = eps / 0.9."""
-
-    @property
-    def scale(self):
-        return 0.9 * 2.0 / self.epsilon
-
-
-class LaplaceOneSided(Laplace):
-    """Inverse-CDF sampling that drops ``sign(u)``: the noise is ``Exp(b) >= 0``, so the
-    output is at least ``x``; true eps = inf."""
-
-    def _privatize(self, x, rng):
-        u = rng.random(x.shape) - 0.5
-        return x - self.scale * np.log1p(-2.0 * np.abs(u))   # correct: * np.sign(u)
-
-    def _output_law(self, x):
-        b = self.scale
-
-        def logpdf(y):
-            y = np.asarray(y, float)
-            return np.where(y >= x, -np.log(b) - (y - x) / b, -np.inf)
-
-        return OutputLaw(breakpoints=np.array([x]), support=(x, np.inf), logpdf=logpdf)
-
-
-# (mutant, its true epsilon as a function of the claimed one)
-MUTANTS = [
-    (DuchiWrongConstant, lambda e: np.log(2 * np.exp(e) - 1)),
-    (DuchiSignError, lambda e: np.inf),
-    (LaplaceHalfScale, lambda e: 2 * e),
-    (LaplaceScaleShort, lambda e: e / 0.9),
-    (LaplaceOneSided, lambda e: np.inf),
-]
 
 
 class _LawOnly(ScalarMechanism):
@@ -407,7 +350,10 @@ def test_plot_audit():
     out = plot_audit([0.5, 1.0, 2.0], [0.49, 2.0, np.inf], ax=ax, labels=["a", "b", "c"])
     assert out is ax
     assert ax.get_xlabel() and ax.get_ylabel()
-    assert len(ax.lines) == 1 and len(ax.collections) == 2      # diagonal, points, inf
+    # the diagonal; then within claim (0.49), above claim (2.0 > 1.0), infinite
+    assert len(ax.lines) == 1 and len(ax.collections) == 3
+    assert [len(c.get_offsets()) for c in ax.collections] == [1, 1, 1]
+    assert ax.collections[1].get_offsets()[0].tolist() == [1.0, 2.0]
     assert len(ax.texts) == 3
     plt.close(fig)
     ax2 = plot_audit(1.0, 0.9)

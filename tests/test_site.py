@@ -29,6 +29,7 @@ PAGES = {
     "verdicts": "book/generated/verdicts.html",
     "intro": "book/intro.html",
     "reproducibility": "book/generated/reproducibility.html",
+    "audit": "book/generated/A-audit.html",
 }
 RAW_TEX = ("\\varepsilon", "\\frac", "\\mathbb", "\\operatorname", "$$", "\\[", "\\(")
 
@@ -113,10 +114,10 @@ def test_page_renders_offline(browser, server, name):
     prose = page.evaluate(_PROSE_TEXT)
     leftover = [t for t in RAW_TEX if t in prose]
     assert not leftover, f"{name} shows raw TeX: {leftover}"
-    if name in ("chapter", "intro"):
+    if name in ("chapter", "intro", "audit"):
         assert page.locator("mjx-container").count() > 5, f"{name}: MathJax rendered no math"
-    if name == "chapter":
-        assert page.locator("img").count() >= 1, "chapter page has no figure"
+    if name in ("chapter", "audit"):
+        assert page.locator("img").count() >= 1, f"{name} page has no figure"
     page.context.close()
 
 
