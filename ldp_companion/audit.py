@@ -658,3 +658,21 @@ def plot_audit(claimed, audited, ax=None, labels=None):
     ax.set_ylabel(r"audited $\varepsilon$")
     ax.legend(loc="upper left", fontsize=8)
     return ax
+
+
+def allowed_exceedances(n_audits: int, confidence: float = 0.95, level: float = 0.999) -> int:
+    """How many of ``n_audits`` independent audits of correct mechanisms may exceed the truth.
+
+    Each audit's lower bound exceeds the true epsilon with probability at most
+    ``1 - confidence``, so the count of exceedances is stochastically below
+    Binomial(n_audits, 1 - confidence); this returns that binomial's ``level`` quantile.
+    A larger count is evidence (at ``1 - level``) that a mechanism breaks its claim.
+    """
+    from scipy import stats
+
+    if isinstance(n_audits, bool) or not isinstance(n_audits, (int, np.integer)) or n_audits < 1:
+        raise ValueError(f"n_audits must be a positive integer, got {n_audits!r}")
+    _check_confidence(confidence)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    return int(stats.binom.ppf(level, n_audits, 1.0 - confidence))

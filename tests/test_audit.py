@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from ldp_companion.audit import (  # noqa: E402
-    EmpiricalAudit, ExactAudit, Region, best_test_accuracy, clopper_pearson, empirical_audit,
+    EmpiricalAudit, ExactAudit, Region, allowed_exceedances, best_test_accuracy, clopper_pearson, empirical_audit,
     exact_audit, law_log_ratio, ldp_accuracy_bound, loop_sampler, mechanism_sampler,
     plot_audit, projection_statistic)
 from ldp_companion.mechanisms import OutputLaw, ScalarMechanism, get_mechanism, mechanism_names  # noqa: E402
@@ -435,3 +435,14 @@ def test_bad_inputs_sampler_and_statistic():
     with pytest.raises(TypeError):
         mechanism_sampler(_tiny)
     assert projection_statistic([1.0, 0.0], [0.0, 0.0])(np.eye(2)).tolist() == [1.0, 0.0]
+
+
+def test_allowed_exceedances():
+    # Binomial(21, 0.05): P(K <= 3) = 0.9811, P(K <= 4) = 0.99676, P(K <= 5) = 0.99956
+    assert allowed_exceedances(21) == 5
+    assert allowed_exceedances(21, level=0.99) == 4
+    assert allowed_exceedances(1, confidence=0.999, level=0.5) == 0
+    with pytest.raises(ValueError):
+        allowed_exceedances(0)
+    with pytest.raises(ValueError):
+        allowed_exceedances(5, confidence=1.5)
