@@ -47,3 +47,27 @@ def test_cli_run_with_parameters(tmp_path, capsys):
 def test_cli_refuses_a_bad_profile(tmp_path):
     with pytest.raises(ValueError, match="profile must be one of"):
         main(["run", "tldp", "-p", "profile", "huge", "--out", str(tmp_path)])
+
+
+def _parameter_names(source):
+    """Names assigned in a chapter's papermill ``parameters`` cell."""
+    import ast
+
+    import jupytext
+
+    cells = [c for c in jupytext.read(source).cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{source.stem} must have exactly one parameters cell"
+    tree = ast.parse(cells[0].source)
+    return [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets]
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_readme_documents_every_parameter(source):
+    names = _parameter_names(source)
+    assert names[:2] == ["profile", "seed"], "profile and seed come first"
+    readme = (runner.REPO / "README.md").read_text()
+    number = source.stem.split("-")[0]
+    rows = [line for line in readme.splitlines() if line.startswith(f"| {number} |")]
+    documented = {line.split("|")[2].strip().strip("`") for line in rows}
+    missing = [n for n in names[2:] if n not in documented]
+    assert not missing, f"README's parameter table lacks {source.stem}: {missing}"
