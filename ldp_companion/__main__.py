@@ -60,5 +60,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def cli() -> int:
+    """Entry point: bad arguments print one line and exit with status 2, not a traceback."""
+    try:
+        return main()
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except RuntimeError as err:  # a chapter failed; the message names the cell and notebook
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())

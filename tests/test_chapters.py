@@ -71,3 +71,12 @@ def test_readme_documents_every_parameter(source):
     documented = {line.split("|")[2].strip().strip("`") for line in rows}
     missing = [n for n in names[2:] if n not in documented]
     assert not missing, f"README's parameter table lacks {source.stem}: {missing}"
+
+
+def test_cli_reports_bad_input_in_one_line(capsys, monkeypatch):
+    from ldp_companion.__main__ import cli
+
+    monkeypatch.setattr("sys.argv", ["ldp-companion", "run", "nope"])
+    assert cli() == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 'nope' matches no chapter") and err.count("\n") == 1
