@@ -13,6 +13,7 @@ from ldp_companion.mechanisms.hybrid import HM, HMTP
 from ldp_companion.mechanisms.laplace import Laplace
 from ldp_companion.mechanisms.piecewise import PM, PMOpt, PMSub
 from ldp_companion.mechanisms.three_outputs import ThreeOutputs
+from ldp_companion.hiera.harmony import Harmony
 
 __all__ = ["OutputLaw", "ScalarMechanism", "get_mechanism", "mechanism_names", "REGISTRY"]
 
@@ -25,6 +26,7 @@ REGISTRY: dict[str, type[ScalarMechanism]] = {
     PMOpt.name: PMOpt,
     PMSub.name: PMSub,
     HMTP.name: HMTP,
+    Harmony.name: Harmony,
 }
 
 

@@ -1,0 +1,45 @@
+"""HierA: hierarchical aggregation for numerical data under LDP (Hao, Wu & Wan, Sensors 2023).
+
+Brief: ``shared/papers/hiera.brief.md``. One module per idea:
+
+* :mod:`~ldp_companion.hiera.levels`: the levels ``D_1..D_k`` and budgets ``eps_1 > ... > eps_k``;
+* :mod:`~ldp_companion.hiera.grr`: GRR for the level report;
+* :mod:`~ldp_companion.hiera.harmony`: Harmony (Alg. 1), registered as ``"harmony"``;
+* :mod:`~ldp_companion.hiera.graded_laplace`: the graded Laplace baseline (Sec. 3.1);
+* :mod:`~ldp_companion.hiera.protocol`: LHP (Alg. 3) and PLC (Alg. 4);
+* :mod:`~ldp_companion.hiera.aggregate`: HierA's pools and estimate (Alg. 5);
+* :mod:`~ldp_companion.hiera.analysis`: variances, predicted MAE, expected estimates;
+* :mod:`~ldp_companion.hiera.privacy`: exact log ratios against Theorem 2;
+* :mod:`~ldp_companion.hiera.data`: synthetic data of Sec. 6;
+* :mod:`~ldp_companion.hiera.sgd`: mini-batch SGD linear regression (Sec. 5).
+"""
+from ldp_companion.hiera.aggregate import (POOL_RULES, aggregate, aggregate_counts, block_top,
+                                           estimate_mean, pool_plan, pool_sums, report_counts)
+from ldp_companion.hiera.analysis import (METHODS, LevelSummary, expected_estimate,
+                                          mean_user_variance, predicted_mae,
+                                          reported_level_second_moment, summarize,
+                                          uniform_summary, user_variance)
+from ldp_companion.hiera.data import (scale_to_unit, truncated_exponential, truncated_gaussian,
+                                      uniform)
+from ldp_companion.hiera.graded_laplace import GradedLaplace
+from ldp_companion.hiera.grr import grr, grr_matrix
+from ldp_companion.hiera.harmony import Harmony, discretise, randomized_response
+from ldp_companion.hiera.levels import Levels, paper_levels
+from ldp_companion.hiera.privacy import (PARTS, claimed_bound, composed_bound, joint_log_ratio,
+                                         privacy_matrix)
+from ldp_companion.hiera.protocol import (FLIP_RULES, lhp, plc, plc_counts,
+                                          plc_keep_probability, report_probabilities)
+from ldp_companion.hiera.sgd import (SGDResult, cross_val_mse, estimate_gradient, ldp_linreg,
+                                     ols_beta)
+
+__all__ = [
+    "Levels", "paper_levels", "grr", "grr_matrix", "Harmony", "discretise",
+    "randomized_response", "GradedLaplace", "FLIP_RULES", "lhp", "report_probabilities",
+    "plc", "plc_keep_probability", "plc_counts", "POOL_RULES", "block_top", "pool_plan",
+    "report_counts", "pool_sums", "aggregate_counts", "aggregate", "estimate_mean", "METHODS",
+    "LevelSummary", "summarize", "uniform_summary", "reported_level_second_moment",
+    "user_variance", "mean_user_variance", "predicted_mae", "expected_estimate", "PARTS",
+    "joint_log_ratio", "privacy_matrix", "claimed_bound", "composed_bound", "uniform",
+    "truncated_gaussian", "truncated_exponential", "scale_to_unit", "SGDResult", "ldp_linreg",
+    "estimate_gradient", "cross_val_mse", "ols_beta",
+]

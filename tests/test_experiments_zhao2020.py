@@ -1,0 +1,49 @@
+"""Experiment grids of chapter 3: shapes, determinism, and agreement with the analytic MSE."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ldp_companion.experiments.zhao2020 import (LearningTask, MeanTask, fedsgd_grid,
+                                                mean_estimation_grid)
+from ldp_companion.synthetic import classification_task, gaussian
+
+
+def test_mean_estimation_grid_matches_the_analytic_mse():
+    # n = 20,000 users, d = 5, 200 runs per cell: the mean of 200 squared errors has a relative
+    # sd of about sqrt(2 / (200 d)) = 4.5%, so 15% is more than 3 sd.
+    rng = np.random.default_rng(7)
+    task = MeanTask("gauss", gaussian(20_000, 5, rng=rng))
+    df = mean_estimation_grid([task], {"PM-SUB": "pm_sub", "Duchi-md": "duchi_md"}, [1.0, 4.0],
+                              runs=200, seed=3)
+    assert len(df) == 2 * 2 * 200
+    cell = df.groupby(["mechanism", "epsilon"]).agg(mse=("mse", "mean"), exp=("expected_mse", "first"))
+    np.testing.assert_allclose(cell["mse"], cell["exp"], rtol=0.15)
+
+
+def test_mean_estimation_grid_is_deterministic_and_respects_the_budget_share():
+    X = gaussian(2_000, 3, rng=np.random.default_rng(0))
+    a = mean_estimation_grid([MeanTask("t", X, 0.5)], {"PM": "pm"}, [2.0], runs=3, seed=1)
+    b = mean_estimation_grid([MeanTask("t", X, 0.5)], {"PM": "pm"}, [2.0], runs=3, seed=1)
+    assert a.equals(b)
+    full = mean_estimation_grid([MeanTask("t", X)], {"PM": "pm"}, [1.0], runs=1, seed=1)
+    assert a["expected_mse"].iloc[0] == pytest.approx(full["expected_mse"].iloc[0])
+
+
+def test_fedsgd_grid_nonprivate_beats_laplace():
+    rng = np.random.default_rng(5)
+    X, y, _ = classification_task(24_000, 10, rng=rng)
+    task = LearningTask("logit", "logistic", X[:20_000], y[:20_000], X[20_000:], y[20_000:])
+    df = fedsgd_grid([task], {"non-private": None, "Laplace": "laplace_split"}, [0.5], seeds=2,
+                     seed=0, group_size=500)
+    err = df.groupby("mechanism")["error"].mean()
+    assert err["non-private"] < 0.35 < err["Laplace"]
+    assert set(df.columns) == {"task", "mechanism", "epsilon", "seed", "error"}
+
+
+def test_grids_validate():
+    X = gaussian(100, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        mean_estimation_grid([MeanTask("t", X)], {"PM": "pm"}, [0.0], runs=1, seed=0)
+    with pytest.raises(ValueError):
+        mean_estimation_grid([MeanTask("t", X)], {"PM": "pm"}, [1.0], runs=0, seed=0)
