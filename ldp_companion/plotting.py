@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import matplotlib
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -17,7 +18,7 @@ __all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "use_style", "color", "label"
 
 _ORDER = ["laplace", "duchi", "pm", "hm", "three_outputs", "pm_opt", "pm_sub", "hm_tp",
           "harmony", "hiera", "graded_laplace", "gaussian", "tldp", "tvg", "spof",
-          "non_private"]
+          "laplace_split", "duchi_md", "non_private"]
 _PALETTE = sns.color_palette("tab10", 10) + sns.color_palette("Dark2", 8)
 #: A fixed colour per mechanism name, the same in every chapter.
 MECHANISM_COLORS: dict[str, tuple] = {n: _PALETTE[i] for i, n in enumerate(_ORDER)}
@@ -28,7 +29,8 @@ MECHANISM_LABELS: dict[str, str] = {
     "three_outputs": "Three-Outputs", "pm_opt": "PM-OPT", "pm_sub": "PM-SUB",
     "hm_tp": "HM-TP", "harmony": "Harmony", "hiera": "HierA",
     "graded_laplace": "graded Laplace", "gaussian": "Gaussian", "tldp": "TLDP",
-    "tvg": "TVG", "spof": "SPOF", "non_private": "non-private",
+    "tvg": "TVG", "spof": "SPOF", "laplace_split": "Laplace (ε/d each)",
+    "duchi_md": "Duchi (multidim.)", "non_private": "non-private",
 }
 
 
@@ -63,7 +65,9 @@ def plot_vs_epsilon(data: pd.DataFrame, metric: str, *, mechanism: str = "mechan
     metric : str
         Column to plot.
     band : {"sd", "se"}
-        Band half-width: standard deviation over seeds, or standard error of the mean.
+        Band half-width: standard deviation over seeds, or standard error of the mean. With
+        ``logy`` the band is multiplicative, ``mean ×/÷ exp(spread of log(metric))``, so it
+        stays positive.
     Returns
     -------
     matplotlib.axes.Axes
@@ -74,20 +78,31 @@ def plot_vs_epsilon(data: pd.DataFrame, metric: str, *, mechanism: str = "mechan
     if band not in ("sd", "se"):
         raise ValueError("band must be 'sd' or 'se'")
     ax = ax or plt.gca()
+    values = data[metric].to_numpy(float)
+    if logy and np.any(values <= 0):
+        raise ValueError(f"logy needs positive values of {metric!r}")
     stats = data.groupby([mechanism, epsilon], sort=True)[metric].agg(["mean", "std", "count"])
+    if logy:  # on a log axis the band is multiplicative: mean ×/÷ exp(sd of log(metric))
+        logs = data.assign(_log=np.log(values)).groupby([mechanism, epsilon], sort=True)["_log"]
+        stats["std"] = logs.std()
     for name in pd.unique(data[mechanism]):
         s = stats.loc[name]
         eps = s.index.to_numpy(float)
         spread = s["std"].fillna(0.0).to_numpy()
         if band == "se":
             spread = spread / np.sqrt(s["count"].to_numpy())
+        centre = s["mean"].to_numpy()
+        lo, hi = ((centre * np.exp(-spread), centre * np.exp(spread)) if logy
+                  else (centre - spread, centre + spread))
         c = color(name)
-        ax.plot(eps, s["mean"], marker="o", ms=4, color=c, label=label(name))
+        ax.plot(eps, centre, marker="o", ms=4, color=c, label=label(name))
         if seed is not None and (s["count"] > 1).any():
-            ax.fill_between(eps, s["mean"] - spread, s["mean"] + spread, color=c, alpha=0.2,
-                            linewidth=0)
+            ax.fill_between(eps, lo, hi, color=c, alpha=0.15, linewidth=0)
     if logx:
         ax.set_xscale("log")
+        ticks = np.unique(data[epsilon].to_numpy(float))
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel("privacy budget ε")

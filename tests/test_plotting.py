@@ -39,3 +39,17 @@ def test_plot_vs_epsilon_lines_and_bands(tmp_path):
 def test_plot_vs_epsilon_bad_column():
     with pytest.raises(ValueError, match="column 'nope'"):
         plot_vs_epsilon(pd.DataFrame({"epsilon": [1], "mechanism": ["pm"]}), "nope")
+
+
+def test_log_band_is_multiplicative_and_positive():
+    df = pd.DataFrame({"mechanism": "pm", "epsilon": [1, 1, 2, 2], "seed": [0, 1, 0, 1],
+                       "mse": [1e-4, 1e-2, 1e-5, 1e-3]})
+    fig, ax = plt.subplots()
+    plot_vs_epsilon(df, "mse", ax=ax, logy=True)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.00505, 0.000505])
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert band.min() > 0
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2"]
+    with pytest.raises(ValueError, match="positive"):
+        plot_vs_epsilon(df.assign(mse=[0, 1, 1, 1]), "mse", logy=True)
+    plt.close(fig)
