@@ -305,3 +305,24 @@ def test_preprocess_property(data, n, d_num, d_cat):
         assert np.all(block[largest] == -1)             # value k: all -1
         assert np.all((block[~largest] == 1).sum(axis=1) == 1)  # value l < k: one +1
         start += k - 1
+
+
+def test_paper_tasks_build_from_the_real_file_formats(cache):
+    from ldp_companion.experiments.zhao2020 import paper_tasks
+
+    with pytest.raises(DataError, match="WISDM_ar_v1.1_raw.txt"):
+        paper_tasks(np.random.default_rng(0))
+    _write_wisdm(cache)
+    _write_vehicle(cache)
+    for country in ("BR", "MX"):
+        _write_ipums(cache, country, _ipums_frame(country, n=40))
+    mean_tasks, learn = paper_tasks(np.random.default_rng(0), vehicle_last=5)
+    assert [t.name for t in mean_tasks] == ["WISDM", "BR", "MX", "Vehicle (last 5)"]
+    assert mean_tasks[1].X.shape[1] == 6 and mean_tasks[2].X.shape[1] == 5
+    assert mean_tasks[1].budget_share == pytest.approx(6 / 16)
+    for t in mean_tasks:
+        assert np.abs(t.X).max() <= 1
+    assert [t.task for t in learn] == ["linear", "logistic", "svm"]
+    assert set(np.unique(learn[1].y_train)) <= {-1.0, 1.0}
+    assert learn[2].X_train.shape[1] == 100
+    assert len(learn[2].y_train) + len(learn[2].y_test) == len(TRAIN_LABELS) + len(TEST_LABELS)

@@ -16,7 +16,7 @@ from ldp_companion import fedsgd as fl
 from ldp_companion.multidim import estimate_mean, expected_mse
 from ldp_companion.validation import check_epsilon, check_positive_int
 
-__all__ = ["MeanTask", "LearningTask", "mean_estimation_grid", "fedsgd_grid"]
+__all__ = ["MeanTask", "LearningTask", "mean_estimation_grid", "fedsgd_grid", "paper_tasks"]
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,8 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int) -> p
 
     Returns
     -------
-    DataFrame with columns ``dataset, mechanism, epsilon, run, mse, expected_mse`` (the MSE
-    averaged over columns, and its analytic expectation, brief §3.9).
+    DataFrame with columns ``dataset, n, mechanism, epsilon, run, mse, expected_mse`` (``n``
+    users; the MSE averaged over columns, and its analytic expectation, brief §3.9).
     """
     runs = check_positive_int(runs, "runs")
     eps_grid = [check_epsilon(float(e), "eps_grid entries") for e in eps_grid]
@@ -78,8 +78,9 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int) -> p
         expected = expected_mse(task.X, budget, mechanisms[label])
         for r in range(runs):
             est = estimate_mean(task.X, budget, mechanisms[label], rngs[c * runs + r])
-            rows.append({"dataset": task.name, "mechanism": label, "epsilon": eps, "run": r,
-                         "mse": float(np.mean((est - truth) ** 2)), "expected_mse": expected})
+            rows.append({"dataset": task.name, "n": task.X.shape[0], "mechanism": label,
+                         "epsilon": eps, "run": r, "mse": float(np.mean((est - truth) ** 2)),
+                         "expected_mse": expected})
     return pd.DataFrame(rows)
 
 
@@ -125,3 +126,52 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
             rows.append({"task": task.name, "mechanism": label, "epsilon": eps, "seed": s,
                          "error": _error(task, res.theta)})
     return pd.DataFrame(rows)
+
+
+def _split(name, task, X, y, rng, test_fraction):
+    order = rng.permutation(len(y))
+    n_test = max(1, int(round(test_fraction * len(y))))
+    test, train = order[:n_test], order[n_test:]
+    return LearningTask(name, task, X[train], y[train], X[test], y[test])
+
+
+def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
+                test_fraction: float = 0.2):
+    """The paper's real data sets as mean-estimation and learning tasks (``paper`` profile).
+
+    Needs the files of :mod:`ldp_companion.external_data` (WISDM, IPUMS BR and MX, Vehicle);
+    raises one :class:`~ldp_companion.datasets.DataError` naming every missing file.
+
+    Mean estimation (Fig. 6): WISDM's 3 accelerations (budget share 3/5: 2 categorical
+    attributes), BR's 6 and MX's 5 numeric attributes with income (shares 6/16 and 5/19), and
+    the last ``vehicle_last`` of Vehicle's 100 features (share 100/101). Learning (Figs. 8–10):
+    linear regression of BR's scaled income on its binarised attributes, logistic regression of
+    MX's income above its mean, and an SVM on Vehicle's binary label.
+
+    Returns
+    -------
+    mean_tasks : list of MeanTask
+    learn_tasks : list of LearningTask
+    """
+    from ldp_companion import external_data as ext
+    from ldp_companion.datasets import scale_to_unit_interval
+
+    ext.require(["wisdm", "ipums_br", "ipums_mx", "vehicle"])
+    wisdm = ext.load_wisdm()
+    mean_tasks = [MeanTask("WISDM", scale_to_unit_interval(wisdm[["x", "y", "z"]].to_numpy()), 3 / 5)]
+    learn = []
+    for country, n_cat, task in (("BR", 10, "linear"), ("MX", 14, "logistic")):
+        numeric, categorical, income = ext.load_ipums(country)
+        with_income = numeric.assign(income=income)
+        d_num = with_income.shape[1]
+        mean_tasks.append(MeanTask(country, scale_to_unit_interval(with_income.to_numpy(float)),
+                                   d_num / (d_num + n_cat)))
+        X = ext.preprocess_for_ldp(numeric, categorical).to_numpy()
+        scaled = scale_to_unit_interval(income.to_numpy(float)[:, None])[:, 0]
+        y = scaled if task == "linear" else np.where(scaled > scaled.mean(), 1.0, -1.0)
+        learn.append(_split(f"{country} ({task})", task, X, y, rng, test_fraction))
+    Xv, yv = ext.load_vehicle()
+    mean_tasks.append(MeanTask(f"Vehicle (last {vehicle_last})", Xv[:, -vehicle_last:],
+                               ext.VEHICLE_N_FEATURES / (ext.VEHICLE_N_FEATURES + 1)))
+    learn.append(_split("Vehicle (svm)", "svm", Xv, yv, rng, test_fraction))
+    return mean_tasks, learn
