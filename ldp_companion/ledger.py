@@ -139,6 +139,10 @@ class Ledger:
         """The claims as a DataFrame (one row per claim)."""
         return _frame(self.claims())
 
+    def _repr_html_(self) -> str:
+        """In a notebook, the ledger shows as the coloured verdicts table."""
+        return verdict_table_html(self.table())
+
     def save(self, directory: str | os.PathLike | None = None) -> Path:
         """Write ``<chapter>.ledger.json`` to ``directory``.
 

@@ -67,3 +67,10 @@ def test_save_and_load(tmp_path, monkeypatch):
 def test_blank_chapter_refused(name):
     with pytest.raises(ValueError):
         Ledger(name)
+
+
+def test_ledger_shows_as_the_verdicts_table_in_a_notebook():
+    led = Ledger("03-x")
+    led.condition("a", "s", True, section="sec")
+    html = led._repr_html_()
+    assert 'class="ldp-verdicts"' in html and 'href="03-x.html#sec"' in html
