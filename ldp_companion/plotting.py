@@ -14,7 +14,7 @@ import pandas as pd
 import seaborn as sns
 
 __all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "use_style", "color", "label",
-           "plot_vs_epsilon"]
+           "plot_vs_epsilon", "plot_panels_vs_epsilon"]
 
 _ORDER = ["laplace", "duchi", "pm", "hm", "three_outputs", "pm_opt", "pm_sub", "hm_tp",
           "harmony", "hiera", "graded_laplace", "gaussian", "tldp", "tvg", "spof",
@@ -111,3 +111,36 @@ def plot_vs_epsilon(data: pd.DataFrame, metric: str, *, mechanism: str = "mechan
         ax.set_title(title)
     ax.legend()
     return ax
+
+
+def plot_panels_vs_epsilon(data: pd.DataFrame, metric: str, panel: str, *,
+                           expected: str | None = None, ncols: int = 3, logy: bool = False,
+                           ylabel: str | None = None, title: str | None = None,
+                           mechanism: str = "mechanism", epsilon: str = "epsilon"):
+    """One :func:`plot_vs_epsilon` panel per value of column ``panel``, one shared legend.
+
+    ``expected`` names a column of analytic predictions, drawn dashed in each mechanism's
+    colour next to the Monte Carlo points. Returns the figure.
+    """
+    names = list(pd.unique(data[panel]))
+    nrows = -(-len(names) // ncols)
+    ncols = min(ncols, len(names))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.3 * ncols, 3.5 * nrows), squeeze=False)
+    for ax, name in zip(axes.flat, names):
+        sub = data[data[panel] == name]
+        plot_vs_epsilon(sub, metric, ax=ax, logy=logy, ylabel=ylabel, title=str(name),
+                        mechanism=mechanism, epsilon=epsilon)
+        if expected is not None:
+            pred = sub.groupby([mechanism, epsilon])[expected].first()
+            for mech in pd.unique(sub[mechanism]):
+                ax.plot(pred.loc[mech].index, pred.loc[mech].to_numpy(), ls="--", lw=0.8,
+                        color=color(mech))
+        ax.get_legend().remove()
+    for ax in axes.flat[len(names):]:
+        ax.set_axis_off()
+    fig.legend(*axes.flat[0].get_legend_handles_labels(), loc="center left",
+               bbox_to_anchor=(1.0, 0.5))
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

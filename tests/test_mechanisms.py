@@ -569,3 +569,18 @@ def test_privatize_scalar_and_list_inputs():
         assert mech.privatize(0.25, rng).shape == ()
         assert mech.privatize([0.1, -1, 1], rng).shape == (3,)
         assert mech.privatize(np.zeros((0, 4)), rng).shape == (0, 4)
+
+
+def test_not_lowest_finds_where_hm_tp_loses():
+    from ldp_companion.mechanisms.compare import not_lowest, worst_case_table
+
+    table = worst_case_table(NAMES, np.geomspace(0.05, 8.0, 600))
+    gaps = not_lowest(table, "hm_tp")
+    # brief §3.5: HM beats HM-TP on about (0.695, 1.593) by up to 3.12%, PM-OPT above 5.44
+    main = gaps.loc[gaps["eps_to"].sub(1.59).abs().idxmin()]
+    assert main["best"] == "hm" and abs(main["eps_to"] - 1.593) < 0.02
+    assert abs(main["max_excess"] - 0.0312) < 5e-4
+    last = gaps.iloc[-1]
+    assert last["best"] == "pm_opt" and abs(last["eps_from"] - 5.44) < 0.03 and last["eps_to"] == 8.0
+    with pytest.raises(ValueError):
+        not_lowest(table, "nope")

@@ -53,3 +53,18 @@ def test_log_band_is_multiplicative_and_positive():
     with pytest.raises(ValueError, match="positive"):
         plot_vs_epsilon(df.assign(mse=[0, 1, 1, 1]), "mse", logy=True)
     plt.close(fig)
+
+
+def test_panels_share_one_legend_and_draw_predictions():
+    from ldp_companion.plotting import plot_panels_vs_epsilon
+
+    df = pd.DataFrame([{"dataset": ds, "mechanism": m, "epsilon": e, "seed": s,
+                        "mse": 1 / e, "expected_mse": 1.1 / e}
+                       for ds in ("a", "b", "c", "d") for m in ("pm", "duchi")
+                       for e in (1, 2) for s in range(2)])
+    fig = plot_panels_vs_epsilon(df, "mse", "dataset", expected="expected_mse", ncols=3)
+    axes = [ax for ax in fig.axes if ax.axison]
+    assert len(axes) == 4 and len(fig.legends) == 1
+    assert all(len(ax.lines) == 4 for ax in axes)  # 2 mechanisms + 2 dashed predictions
+    assert [ax.get_title() for ax in axes] == ["a", "b", "c", "d"]
+    plt.close(fig)

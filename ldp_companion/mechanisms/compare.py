@@ -8,7 +8,7 @@ from scipy import optimize
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.validation import check_epsilon
 
-__all__ = ["worst_case_table", "crossover"]
+__all__ = ["worst_case_table", "crossover", "not_lowest"]
 
 
 def worst_case_table(names, eps_grid) -> pd.DataFrame:
@@ -36,3 +36,26 @@ def crossover(name_a: str, name_b: str, lo: float, hi: float, xtol: float = 1e-1
     if np.sign(diff(lo)) == np.sign(diff(hi)):
         raise ValueError(f"{name_a} and {name_b} do not cross on [{lo}, {hi}]")
     return optimize.brentq(diff, lo, hi, xtol=xtol)
+
+
+def not_lowest(table: pd.DataFrame, name: str, rtol: float = 1e-12) -> pd.DataFrame:
+    """The ε intervals of a :func:`worst_case_table` where ``name`` is *not* the lowest.
+
+    Returns one row per maximal run of grid points where another mechanism is lower by more
+    than ``rtol`` (relative): its ends, the mechanism lowest there on average, and the largest
+    excess ``V_name / V_best - 1``.
+    """
+    if name not in table.columns:
+        raise ValueError(f"{name!r} is not a column of the table")
+    others = table.drop(columns=name)
+    best = others.min(axis=1)
+    mask = (table[name] > best * (1 + rtol)).to_numpy()
+    edges = np.flatnonzero(np.diff(np.r_[0, mask.astype(int), 0]))
+    eps = table.index.to_numpy(float)
+    rows = []
+    for i, j in zip(edges[::2], edges[1::2]):
+        run = slice(i, j)
+        rows.append({"eps_from": eps[i], "eps_to": eps[j - 1],
+                     "best": others.iloc[run].mean().idxmin(),
+                     "max_excess": float((table[name].iloc[run] / best.iloc[run]).max() - 1)})
+    return pd.DataFrame(rows, columns=["eps_from", "eps_to", "best", "max_excess"])
