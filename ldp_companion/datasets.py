@@ -42,7 +42,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pooch
 from sklearn import datasets as _sk
 
 __all__ = [
@@ -183,6 +182,8 @@ def cache_dir() -> Path:
     root = _source_checkout_root()
     if root is not None:
         return root / "data" / "cache"
+    import pooch  # imported on use: pooch pulls in tqdm.auto, which warns in a notebook
+
     return Path(pooch.os_cache("ldp_companion"))
 
 
@@ -277,6 +278,8 @@ def _download(name: str, target: Path, base_url: str | None) -> None:
             f"ctg/CTG.csv, or set {URL_ENV} to a mirror serving CTG.csv.")
     known = f"md5:{entry['upstream_md5']}" if entry["upstream_md5"] and not base_url else None
     processor = _extract_member(entry["member"]) if entry["member"] else None
+    import pooch
+
     logger = pooch.get_logger()
     logger.info("ldp_companion: downloading %s for %s", url, target)
     level = logger.level

@@ -23,6 +23,9 @@ _PALETTE = sns.color_palette("tab10", 10) + sns.color_palette("Dark2", 8)
 #: A fixed colour per mechanism name, the same in every chapter.
 MECHANISM_COLORS: dict[str, tuple] = {n: _PALETTE[i] for i, n in enumerate(_ORDER)}
 MECHANISM_COLORS["non_private"] = (0.2, 0.2, 0.2)
+# chapter 5 draws these next to PM (green): keep them far from it and from each other
+MECHANISM_COLORS["hiera"] = matplotlib.colors.to_rgb("#08306b")
+MECHANISM_COLORS["graded_laplace"] = matplotlib.colors.to_rgb("#e7298a")
 #: Display names.
 MECHANISM_LABELS: dict[str, str] = {
     "laplace": "Laplace", "duchi": "Duchi", "pm": "PM", "hm": "HM",

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pooch
 import pytest
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
@@ -145,7 +146,7 @@ def test_cache_dir_source_checkout(monkeypatch):
 def test_cache_dir_installed(monkeypatch):
     monkeypatch.delenv("LDP_COMPANION_DATA", raising=False)
     monkeypatch.setattr(datasets, "_source_checkout_root", lambda: None)
-    assert datasets.cache_dir() == Path(datasets.pooch.os_cache("ldp_companion"))
+    assert datasets.cache_dir() == Path(pooch.os_cache("ldp_companion"))
 
 
 # --------------------------------------------------------------------------- loaders (cached)
