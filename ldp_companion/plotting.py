@@ -25,7 +25,7 @@ MECHANISM_COLORS: dict[str, tuple] = {n: _PALETTE[i] for i, n in enumerate(_ORDE
 MECHANISM_COLORS["non_private"] = (0.2, 0.2, 0.2)
 # chapter 5 draws these next to PM (green): keep them far from it and from each other
 MECHANISM_COLORS["hiera"] = matplotlib.colors.to_rgb("#08306b")
-MECHANISM_COLORS["graded_laplace"] = matplotlib.colors.to_rgb("#e7298a")
+MECHANISM_COLORS["graded_laplace"] = matplotlib.colors.to_rgb("#c51b7d")
 #: Display names.
 MECHANISM_LABELS: dict[str, str] = {
     "laplace": "Laplace", "duchi": "Duchi", "pm": "PM", "hm": "HM",
