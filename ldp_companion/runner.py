@@ -91,7 +91,9 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     try:
         papermill.execute_notebook(notebook, str(target), parameters=parameters,
                                    kernel_name=kernel, cwd=str(out_dir), progress_bar=False,
-                                   log_output=log_output)
+                                   log_output=log_output,
+                                   # quiet the kernel's "TCP without encryption" warning
+                                   extra_arguments=["--IPKernelApp.log_level=ERROR"])
     except papermill.PapermillExecutionError as err:
         raise RuntimeError(f"chapter {source.stem} failed in cell {err.exec_count}: "
                            f"{err.ename}: {err.evalue} (executed notebook: {target})") from None
