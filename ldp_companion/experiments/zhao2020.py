@@ -44,8 +44,15 @@ class LearningTask:
     y_test: np.ndarray
 
 
-def _generators(seed: int, n: int) -> list[np.random.Generator]:
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
+def _cells(tasks, mechanisms, eps_grid, reps: int, seed: int):
+    """Yield ``(task, label, eps, generators)`` for every cell, ``reps`` generators each,
+    all spawned from ``seed`` in a fixed order."""
+    reps = check_positive_int(reps, "runs")
+    eps_grid = [check_epsilon(float(e), "eps_grid entries") for e in eps_grid]
+    cells = [(t, m, e) for t in tasks for m in mechanisms for e in eps_grid]
+    seqs = np.random.SeedSequence(seed).spawn(len(cells) * reps)
+    for c, (task, label, eps) in enumerate(cells):
+        yield task, label, eps, [np.random.default_rng(q) for q in seqs[c * reps:(c + 1) * reps]]
 
 
 def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int) -> pd.DataFrame:
@@ -67,17 +74,13 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int) -> p
     DataFrame with columns ``dataset, n, mechanism, epsilon, run, mse, expected_mse`` (``n``
     users; the MSE averaged over columns, and its analytic expectation, brief §3.9).
     """
-    runs = check_positive_int(runs, "runs")
-    eps_grid = [check_epsilon(float(e), "eps_grid entries") for e in eps_grid]
-    cells = [(t, m, e) for t in tasks for m in mechanisms for e in eps_grid]
-    rngs = _generators(seed, len(cells) * runs)
     rows = []
-    for c, (task, label, eps) in enumerate(cells):
+    for task, label, eps, rngs in _cells(tasks, mechanisms, eps_grid, runs, seed):
         budget = eps * task.budget_share
         truth = task.X.mean(axis=0)
         expected = expected_mse(task.X, budget, mechanisms[label])
-        for r in range(runs):
-            est = estimate_mean(task.X, budget, mechanisms[label], rngs[c * runs + r])
+        for r, rng in enumerate(rngs):
+            est = estimate_mean(task.X, budget, mechanisms[label], rng)
             rows.append({"dataset": task.name, "n": task.X.shape[0], "mechanism": label,
                          "epsilon": eps, "run": r, "mse": float(np.mean((est - truth) ** 2)),
                          "expected_mse": expected})
@@ -112,15 +115,11 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
     DataFrame with columns ``task, mechanism, epsilon, seed, error`` (test MSE for "linear",
     misclassification rate otherwise).
     """
-    seeds = check_positive_int(seeds, "seeds")
-    eps_grid = [check_epsilon(float(e), "eps_grid entries") for e in eps_grid]
-    cells = [(t, m, e) for t in tasks for m in mechanisms for e in eps_grid]
-    rngs = _generators(seed, len(cells) * seeds)
     rows = []
-    for c, (task, label, eps) in enumerate(cells):
+    for task, label, eps, rngs in _cells(tasks, mechanisms, eps_grid, seeds, seed):
         mech = mechanisms[label]
-        for s in range(seeds):
-            res = fl.fedsgd(task.X_train, task.y_train, task.task, rngs[c * seeds + s],
+        for s, rng in enumerate(rngs):
+            res = fl.fedsgd(task.X_train, task.y_train, task.task, rng,
                             epsilon=None if mech is None else eps, mechanism=mech,
                             group_size=group_size, eta0=eta0, lam=lam)
             rows.append({"task": task.name, "mechanism": label, "epsilon": eps, "seed": s,
