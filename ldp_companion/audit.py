@@ -26,13 +26,14 @@ import numpy as np
 from scipy import special, stats
 
 from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
-from ldp_companion.validation import check_positive_int, check_rng, check_unit_interval
+from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
+                                      check_unit_interval)
 
 __all__ = [
     "law_log_ratio", "exact_audit", "ExactAudit",
     "Region", "EmpiricalAudit", "empirical_audit", "mechanism_sampler", "loop_sampler",
-    "projection_statistic", "clopper_pearson",
-    "best_test_accuracy", "ldp_accuracy_bound", "plot_audit",
+    "additive_laplace_sampler", "projection_statistic", "clopper_pearson",
+    "best_test_accuracy", "ldp_accuracy_bound", "plot_audit", "allowed_exceedances",
 ]
 
 # Breakpoints closer than this (relative) are merged: they are the same point up to
@@ -235,6 +236,21 @@ def mechanism_sampler(mechanism: ScalarMechanism) -> Sampler:
     def sample(x, n, rng):
         x = np.asarray(x, float)
         return mechanism.privatize(np.broadcast_to(x, (n,) + x.shape), rng)
+
+    return sample
+
+
+def additive_laplace_sampler(scale: float) -> Sampler:
+    """Batched sampler of ``x + Lap(scale)`` on every entry, for inputs of any shape.
+
+    Two inputs differing by ``delta_i`` in entry ``i`` have privacy loss exactly
+    ``sum_i |delta_i| / scale`` -- a tensor mechanism whose true epsilon is known.
+    """
+    scale = check_epsilon(scale, "scale")
+
+    def sample(x, n, rng):
+        x = np.asarray(x, float)
+        return x + rng.laplace(0.0, scale, size=(n,) + x.shape)
 
     return sample
 

@@ -16,7 +16,8 @@ from hypothesis.extra import numpy as hnp  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from ldp_companion.audit import (  # noqa: E402
-    EmpiricalAudit, ExactAudit, Region, allowed_exceedances, best_test_accuracy, clopper_pearson, empirical_audit,
+    EmpiricalAudit, ExactAudit, Region, additive_laplace_sampler, allowed_exceedances,
+    best_test_accuracy, clopper_pearson, empirical_audit,
     exact_audit, law_log_ratio, ldp_accuracy_bound, loop_sampler, mechanism_sampler,
     plot_audit, projection_statistic)
 from ldp_companion.mechanisms import OutputLaw, ScalarMechanism, get_mechanism, mechanism_names  # noqa: E402
@@ -249,12 +250,7 @@ def image_sampler(scale_factor=1.0):
     sensitivity 1), i.e. the image budget is split evenly over the 784 pixels. Two images
     differing by 1 on a set S of pixels have privacy loss exactly |S| * PIXEL_EPS.
     ``scale_factor=0.5`` is the halved-scale mutant (loss doubled)."""
-    b = scale_factor / PIXEL_EPS
-
-    def sample(x, n, rng):
-        return x + rng.laplace(0.0, b, size=(n,) + np.shape(x))
-
-    return sample
+    return additive_laplace_sampler(scale_factor / PIXEL_EPS)
 
 
 def block_lr_statistic(mask, x, x2, b):
