@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-__all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "use_style", "color", "label",
-           "plot_vs_epsilon", "plot_panels_vs_epsilon"]
+__all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "MECHANISM_MARKERS", "use_style", "color",
+           "label", "marker", "epsilon_axis", "plain_log_y", "plot_vs_epsilon",
+           "plot_panels_vs_epsilon"]
 
 _ORDER = ["laplace", "duchi", "pm", "hm", "three_outputs", "pm_opt", "pm_sub", "hm_tp",
           "harmony", "hiera", "graded_laplace", "gaussian", "tldp", "tvg", "spof",
@@ -35,6 +36,39 @@ MECHANISM_LABELS: dict[str, str] = {
     "tvg": "TVG", "spof": "SPOF", "laplace_split": "Laplace (ε/d each)",
     "duchi_md": "Duchi (multidim.)", "non_private": "non-private",
 }
+
+
+#: A marker per mechanism, so that curves stay apart where colours are close or printed grey.
+MECHANISM_MARKERS: dict[str, str] = {
+    "hiera": "o", "harmony": "s", "pm": "^", "graded_laplace": "D", "harmony_clip": "s",
+    "non_private": "v"}
+
+
+def marker(name: str) -> str:
+    """The marker of mechanism ``name`` (a circle for names without one)."""
+    return MECHANISM_MARKERS.get(name, "o")
+
+
+def epsilon_axis(ax, ticks, min_ratio: float = 1.45) -> None:
+    """Log ε axis with a tick at every grid value; labels are thinned so that neighbours
+    closer than a factor ``min_ratio`` never overlap."""
+    ax.set_xscale("log")
+    ticks, shown, last = sorted(float(t) for t in ticks), set(), None
+    for t in reversed(ticks):
+        if last is None or last / t >= min_ratio:
+            shown.add(t)
+            last = t
+    ax.set_xticks(ticks, [f"{t:g}" if t in shown else "" for t in ticks])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+
+
+def plain_log_y(ax) -> None:
+    """Log y axis labelled 0.002, 0.005, 0.01, ... rather than 2×10⁻³."""
+    ax.set_yscale("log")
+    fmt = matplotlib.ticker.FuncFormatter(lambda y, _: f"{y:g}")
+    ax.yaxis.set_major_formatter(fmt)
+    ax.yaxis.set_minor_locator(matplotlib.ticker.LogLocator(subs=(2.0, 5.0)))
+    ax.yaxis.set_minor_formatter(fmt)
 
 
 def use_style() -> None:
@@ -102,10 +136,7 @@ def plot_vs_epsilon(data: pd.DataFrame, metric: str, *, mechanism: str = "mechan
         if seed is not None and (s["count"] > 1).any():
             ax.fill_between(eps, lo, hi, color=c, alpha=0.15, linewidth=0)
     if logx:
-        ax.set_xscale("log")
-        ticks = np.unique(data[epsilon].to_numpy(float))
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        epsilon_axis(ax, np.unique(data[epsilon].to_numpy(float)))
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel("privacy budget ε")

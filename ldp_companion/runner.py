@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ldp_companion.ledger import LEDGER_DIR_ENV
-from ldp_companion.profiles import PROFILES  # noqa: F401 (re-exported for the CLI)
+from ldp_companion.profiles import PROFILES
 
 __all__ = ["REPO", "chapters", "find_chapter", "execute", "execute_book", "build_site",
            "versions", "GENERATED"]

@@ -68,3 +68,20 @@ def test_panels_share_one_legend_and_draw_predictions():
     assert all(len(ax.lines) == 4 for ax in axes)  # 2 mechanisms + 2 dashed predictions
     assert [ax.get_title() for ax in axes] == ["a", "b", "c", "d"]
     plt.close(fig)
+
+
+def test_epsilon_axis_thins_crowded_labels_and_plain_log_y():
+    from ldp_companion.plotting import epsilon_axis, marker, plain_log_y
+
+    fig, ax = plt.subplots()
+    ax.plot([0.1, 2], [0.002, 0.05])
+    epsilon_axis(ax, [0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.5, 2])
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert len(labels) == 8 and labels[-1] == "2" and "" in labels
+    shown = [float(t) for t in labels if t]
+    assert all(b / a >= 1.45 for a, b in zip(shown, shown[1:])) and 2.0 in shown
+    plain_log_y(ax)
+    fig.canvas.draw()
+    assert ax.get_yscale() == "log" and "×" not in "".join(t.get_text() for t in ax.get_yticklabels())
+    assert marker("pm") == "^" and marker("unknown") == "o"
+    plt.close(fig)
