@@ -47,3 +47,15 @@ def test_grids_validate():
         mean_estimation_grid([MeanTask("t", X)], {"PM": "pm"}, [0.0], runs=1, seed=0)
     with pytest.raises(ValueError):
         mean_estimation_grid([MeanTask("t", X)], {"PM": "pm"}, [1.0], runs=0, seed=0)
+
+
+def test_split_task_holds_out_the_fraction():
+    from ldp_companion.experiments.zhao2020 import split_task
+
+    X, y = np.arange(60.0).reshape(30, 2), np.arange(30.0)
+    t = split_task("t", "linear", X, y, np.random.default_rng(0), 1 / 6)
+    assert len(t.y_test) == 5 and len(t.y_train) == 25
+    assert sorted(np.r_[t.y_train, t.y_test]) == list(y)
+    np.testing.assert_array_equal(t.X_train[:, 1], 2 * t.y_train + 1)  # rows stay together
+    with pytest.raises(ValueError, match="test_fraction"):
+        split_task("t", "linear", X, y, np.random.default_rng(0), 1.0)

@@ -16,7 +16,8 @@ from ldp_companion import fedsgd as fl
 from ldp_companion.multidim import estimate_mean, expected_mse
 from ldp_companion.validation import check_epsilon, check_positive_int
 
-__all__ = ["MeanTask", "LearningTask", "mean_estimation_grid", "fedsgd_grid", "paper_tasks"]
+__all__ = ["MeanTask", "LearningTask", "mean_estimation_grid", "fedsgd_grid", "paper_tasks",
+           "split_task"]
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,12 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
     return pd.DataFrame(rows)
 
 
-def _split(name, task, X, y, rng, test_fraction):
+def split_task(name: str, task: str, X, y, rng: np.random.Generator,
+               test_fraction: float = 0.2) -> LearningTask:
+    """A :class:`LearningTask` from one table, with a random ``test_fraction`` held out."""
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
+    X, y = np.asarray(X, float), np.asarray(y, float)
     order = rng.permutation(len(y))
     n_test = max(1, int(round(test_fraction * len(y))))
     test, train = order[:n_test], order[n_test:]
@@ -168,9 +174,9 @@ def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
         X = ext.preprocess_for_ldp(numeric, categorical).to_numpy()
         scaled = scale_to_unit_interval(income.to_numpy(float)[:, None])[:, 0]
         y = scaled if task == "linear" else np.where(scaled > scaled.mean(), 1.0, -1.0)
-        learn.append(_split(f"{country} ({task})", task, X, y, rng, test_fraction))
+        learn.append(split_task(f"{country} ({task})", task, X, y, rng, test_fraction))
     Xv, yv = ext.load_vehicle()
     mean_tasks.append(MeanTask(f"Vehicle (last {vehicle_last})", Xv[:, -vehicle_last:],
                                ext.VEHICLE_N_FEATURES / (ext.VEHICLE_N_FEATURES + 1)))
-    learn.append(_split("Vehicle (svm)", "svm", Xv, yv, rng, test_fraction))
+    learn.append(split_task("Vehicle (svm)", "svm", Xv, yv, rng, test_fraction))
     return mean_tasks, learn
