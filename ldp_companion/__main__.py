@@ -1,8 +1,10 @@
-"""Command line: ``python -m ldp_companion {list,run,book}``.
+"""Command line: ``python -m ldp_companion {list,run,params,book}``.
 
 Examples
 --------
 python -m ldp_companion list
+python -m ldp_companion params pm          # the chapter's parameters, values per profile
+python -m ldp_companion params --sync      # regenerate README table and parameters cells
 python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/
 python -m ldp_companion book --profile default
 """
@@ -36,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
                      metavar=("NAME", "VALUE"), help="papermill parameter (repeatable)")
     run.add_argument("--out", default="runs", help="output folder (default: runs/)")
     run.add_argument("--log-output", action="store_true", help="stream cell output")
+    params = sub.add_parser("params", help="every chapter's parameters (a markdown table)")
+    params.add_argument("chapter", nargs="?", help="one chapter (name or number)")
+    params.add_argument("--sync", action="store_true",
+                        help="rewrite the README table and the notebooks' parameters cells")
     book = sub.add_parser("book", help="execute every chapter and build the HTML site")
     book.add_argument("--profile", default="default", choices=runner.PROFILES)
     book.add_argument("--seed", type=int, default=0)
@@ -52,11 +58,30 @@ def main(argv: list[str] | None = None) -> int:
                              log_output=args.log_output)
         print(f"executed notebook: {out}")
         return 0
+    if args.command == "params":
+        return _params(args.chapter, args.sync)
     started = time.perf_counter()
     runner.execute_book(args.profile, args.seed)
     if not args.no_site:
         index = runner.build_site()
         print(f"book built in {time.perf_counter() - started:.0f} s; open {index}")
+    return 0
+
+
+def _params(chapter: str | None, sync: bool) -> int:
+    from ldp_companion import book
+
+    if sync:
+        for path in book.sync_parameters(runner.REPO):
+            print(f"rewrote {path.relative_to(runner.REPO)}")
+        return 0
+    table = book.params_markdown()
+    if chapter is not None:
+        number = book.chapter_number(runner.find_chapter(chapter).stem)
+        table = "\n".join(line for line in table.splitlines()
+                          if not line.startswith("| ") or line.startswith(f"| {number} |")
+                          or line.startswith("| chapter |"))
+    print(table)
     return 0
 
 

@@ -1,15 +1,20 @@
 """Chapter parameters by profile (``smoke`` | ``default`` | ``paper``).
 
 A chapter's papermill ``parameters`` cell holds ``profile``, ``seed`` and one variable per
-knob, ``None`` meaning "the profile's value". The next cell declares each knob's meaning and
-its value per profile, and :func:`resolve` merges the two::
+knob, ``None`` meaning "the profile's value". Each knob's meaning and its value per profile
+live in the chapter's package, as a :class:`ChapterParams` (``ldp_companion/<chapter>/params.py``),
+the one source the chapter, the README table and ``python -m ldp_companion params`` read::
 
-    cfg = resolve(profile, {
+    PARAMS = ChapterParams("03-pm-three-outputs", {
         "n_mc": ("Monte Carlo samples per cell", {"smoke": 20_000, "default": 10**6,
                                                   "paper": 10**6}),
-    }, seed=seed, n_mc=n_mc)
-    cfg.table()   # the parameter table shown near the top of the chapter
-    cfg.n_mc      # the value in force
+    })
+
+and the chapter resolves its parameters cell in one line::
+
+    cfg = PARAMS.resolve(globals())   # profile, seed and every knob, None -> profile's value
+    cfg.table()                       # the parameter table shown near the top of the chapter
+    cfg.n_mc                          # the value in force
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["PROFILES", "ChapterConfig", "resolve"]
+__all__ = ["PROFILES", "ChapterConfig", "ChapterParams", "resolve", "format_value"]
 
 PROFILES = ("smoke", "default", "paper")
 
@@ -88,3 +93,96 @@ def resolve(profile: str, spec: dict, *, seed: int = 0, **overrides) -> ChapterC
         if given is not None:
             overridden.add(name)
     return ChapterConfig(profile, seed, values, dict(spec), overridden)
+
+
+class ChapterParams:
+    """A chapter's parameter spec: each knob's meaning and value per profile.
+
+    Parameters
+    ----------
+    chapter : str
+        Chapter id (the notebook's file stem, e.g. ``"05-hiera"``).
+    spec : dict
+        ``name -> (meaning, {"smoke": v, "default": v, "paper": v})``, in the order of the
+        chapter's parameters cell.
+    """
+
+    def __init__(self, chapter: str, spec: dict):
+        for name, entry in spec.items():
+            if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)
+                    and isinstance(entry[1], dict)):
+                raise ValueError(f"{chapter}: parameter {name!r} must be (meaning, per_profile)")
+            if "=" in entry[0]:
+                raise ValueError(f"{chapter}: the meaning of {name!r} contains '=', which "
+                                 "papermill cannot parse in a parameters-cell comment")
+            missing = set(PROFILES) - set(entry[1])
+            if missing:
+                raise ValueError(f"{chapter}: parameter {name!r} has no value for {sorted(missing)}")
+        self.chapter = chapter
+        self.spec = dict(spec)
+
+    @property
+    def names(self) -> list[str]:
+        """The knobs, in parameters-cell order (``profile`` and ``seed`` not included)."""
+        return list(self.spec)
+
+    def meaning(self, name: str) -> str:
+        return self.spec[name][0]
+
+    def resolve(self, namespace: dict) -> ChapterConfig:
+        """Resolve a chapter's parameters cell: ``cfg = PARAMS.resolve(globals())``.
+
+        ``namespace`` must hold ``profile``, ``seed`` and every knob of the spec (the
+        parameters cell defines them); ``None`` means the profile's value.
+        """
+        missing = [n for n in ["profile", "seed", *self.spec] if n not in namespace]
+        if missing:
+            raise ValueError(f"{self.chapter}: the parameters cell does not define {missing}")
+        return resolve(namespace["profile"], self.spec, seed=namespace["seed"],
+                       **{n: namespace[n] for n in self.spec})
+
+    def parameters_cell(self) -> str:
+        """The chapter's papermill parameters cell, generated from the spec.
+
+        Each knob defaults to ``None`` and carries its meaning as the comment, which
+        ``papermill --help-notebook`` shows (so a meaning must not contain ``=``).
+        """
+        rows = [("profile", '"default"', '"smoke" | "default" | "paper"'),
+                ("seed", "0", "seed of every random draw")]
+        rows += [(name, "None", meaning) for name, (meaning, _) in self.spec.items()]
+        width = max(len(f"{n} = {v}") for n, v, _ in rows)
+        return "\n".join(f"{n} = {v}".ljust(width) + f"  # {m}" for n, v, m in rows)
+
+    def markdown_rows(self, number: str) -> list[str]:
+        """Rows of the README's parameter table: chapter, parameter, meaning, value per profile."""
+        return [f"| {number} | `{name}` | {meaning} | "
+                + " | ".join(format_value(per[p]) for p in PROFILES) + " |"
+                for name, (meaning, per) in self.spec.items()]
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def format_value(value) -> str:
+    """A parameter value as the README shows it: ``10⁶``, ``2·10⁴``, ``[3, 5, …, 101]``."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, int) and abs(value) >= 10_000:
+        exp = len(str(abs(value))) - 1
+        mant = value / 10**exp
+        if round(mant, 2) != mant:  # more than three significant digits: write it out
+            return f"{value:,}"
+        head = "" if mant == 1 else f"{mant:g}·"
+        return f"{head}10{str(exp).translate(_SUPERSCRIPT)}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {format_value(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        items = [format_value(v) for v in value]
+        if len(items) > 8:
+            items = items[:2] + ["…"] + items[-1:]
+        return "[" + ", ".join(items) + "]"
+    return repr(value)

@@ -6,9 +6,10 @@ import json
 import nbformat
 import pytest
 
-from ldp_companion import runner
+from ldp_companion import book, runner
 from ldp_companion.__main__ import main
 from ldp_companion.ledger import VERDICTS, load_ledgers
+from ldp_companion.profiles import ChapterParams
 
 SMOKE_BUDGET_S = 90  # the contract says < 60 s on 2 cores; slack for two test workers at once
 
@@ -49,28 +50,70 @@ def test_cli_refuses_a_bad_profile(tmp_path):
         main(["run", "tldp", "-p", "profile", "huge", "--out", str(tmp_path)])
 
 
-def _parameter_names(source):
-    """Names assigned in a chapter's papermill ``parameters`` cell."""
-    import ast
-
+def _parameters_cell(source) -> str:
     import jupytext
 
     cells = [c for c in jupytext.read(source).cells if "parameters" in c.metadata.get("tags", [])]
     assert len(cells) == 1, f"{source.stem} must have exactly one parameters cell"
-    tree = ast.parse(cells[0].source)
-    return [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets]
+    return cells[0].source
+
+
+def _papermill_parameters(cell_source: str, caplog) -> tuple[list[str], str]:
+    """What ``papermill --help-notebook`` reads from a parameters cell, and what it logged."""
+    import nbformat
+    from papermill.translators import PythonTranslator
+
+    caplog.clear()
+    found = PythonTranslator.inspect(nbformat.v4.new_code_cell(source=cell_source))
+    return [p.name for p in found], caplog.text
 
 
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
-def test_readme_documents_every_parameter(source):
-    names = _parameter_names(source)
-    assert names[:2] == ["profile", "seed"], "profile and seed come first"
+def test_parameters_cell_is_generated_from_the_spec(source):
+    """The cell, the chapter's table and the README all come from the package's spec."""
+    expected = book.PARAMS[source.stem].parameters_cell()
+    assert _parameters_cell(source) == expected, (
+        f"{source.stem}'s parameters cell differs from its spec; run "
+        "`python -m ldp_companion params --sync`")
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_papermill_parses_every_parameter(source, caplog):
+    names, printed = _papermill_parameters(_parameters_cell(source), caplog)
+    assert names == ["profile", "seed", *book.PARAMS[source.stem].names]
+    assert "Unable to parse" not in printed, printed
+
+
+def test_papermill_check_catches_an_unparsable_comment(caplog):
+    names, printed = _papermill_parameters(
+        'profile = "default"  # run size\neta0 = None  # step size η_t = η0 / sqrt(t)', caplog)
+    assert names == ["profile"] and "Unable to parse" in printed
+    with pytest.raises(ValueError, match="contains '='"):
+        ChapterParams("99-x", {"eta0": ("η_t = η0", {"smoke": 1, "default": 1, "paper": 1})})
+
+
+def test_readme_table_is_generated_from_the_specs():
     readme = (runner.REPO / "README.md").read_text()
-    number = source.stem.split("-")[0]
-    rows = [line for line in readme.splitlines() if line.startswith(f"| {number} |")]
-    documented = {line.split("|")[2].strip().strip("`") for line in rows}
-    missing = [n for n in names[2:] if n not in documented]
-    assert not missing, f"README's parameter table lacks {source.stem}: {missing}"
+    assert book.readme_with_table(readme) == readme, (
+        "README's parameter table differs from the chapters' specs; run "
+        "`python -m ldp_companion params --sync`")
+
+
+def test_readme_check_catches_a_wrong_value():
+    """The README comparison is on values, not names: a changed value is caught."""
+    readme = (runner.REPO / "README.md").read_text()
+    row = "| 03 | `n_mc` | Monte Carlo samples per (mechanism, ε, x) cell | 2·10⁴ | 10⁶ | 10⁶ |"
+    assert row in readme
+    broken = readme.replace(row, row.replace("| 10⁶ | 10⁶ |", "| 10⁵ | 10⁶ |"))
+    assert book.readme_with_table(broken) != broken
+
+
+def test_cli_params_prints_one_chapter(capsys):
+    assert main(["params", "hiera"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("| chapter |") and all(
+        line.startswith("| 05 |") for line in out[2:]) and len(out) == 2 + len(
+        book.PARAMS["05-hiera"].names)
 
 
 def test_cli_reports_bad_input_in_one_line(capsys, monkeypatch):

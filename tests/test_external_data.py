@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.datasets import dump_svmlight_file
 
-from ldp_companion import external_data as ext
+from ldp_companion.pm import external_data as ext
 from ldp_companion.datasets import DataError
 
 WISDM_TEXT = (
@@ -308,7 +308,7 @@ def test_preprocess_property(data, n, d_num, d_cat):
 
 
 def test_paper_tasks_build_from_the_real_file_formats(cache):
-    from ldp_companion.experiments.zhao2020 import paper_tasks
+    from ldp_companion.pm.experiments import paper_tasks
 
     with pytest.raises(DataError, match="WISDM_ar_v1.1_raw.txt"):
         paper_tasks(np.random.default_rng(0))

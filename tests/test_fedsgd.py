@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldp_companion.fedsgd import (FedSGDResult, fedsgd, gradients, misclassification_rate,
+from ldp_companion.pm.fedsgd import (FedSGDResult, fedsgd, gradients, misclassification_rate,
                                   mse, predict)
 from ldp_companion.mechanisms.duchi import Duchi
-from ldp_companion.multidim import DUCHI_MD, LAPLACE_SPLIT
-from ldp_companion.synthetic import (CENSUS_CARDINALITIES, Table, binarize,
+from ldp_companion.pm.multidim import DUCHI_MD, LAPLACE_SPLIT
+from ldp_companion.pm.synthetic import (CENSUS_CARDINALITIES, Table, binarize,
                                      census_like, classification_task, gaussian,
                                      regression_task, resample_table, vehicle_like,
                                      wisdm_like)

@@ -512,6 +512,57 @@ def test_bad_epsilon_is_refused(name, eps):
         get_mechanism(name, eps)
 
 
+def _works_without_warnings(mech) -> bool:
+    """Sampling, variances and output laws are finite and consistent, with no float warning."""
+    import warnings
+
+    x = np.linspace(-1.0, 1.0, 9)
+    with warnings.catch_warnings(), np.errstate(over="raise", invalid="raise",
+                                                divide="raise"):
+        warnings.simplefilter("error")
+        y = mech.privatize(np.repeat(x, 50), np.random.default_rng(0))
+        var, worst = mech.variance(x), mech.worst_case_variance()
+        laws = [mech.output_law(v) for v in (-1.0, 0.0, 0.3, 1.0)]
+    return bool(np.all(np.isfinite(y)) and np.all(np.isfinite(var)) and np.all(var >= 0)
+                and np.isfinite(worst) and worst >= var.max() * (1 - 1e-9)
+                and all(np.all(np.isfinite(law.masses)) and np.all(law.masses >= 0)
+                        and np.all(np.isfinite(law.breakpoints)) for law in laws))
+
+
+@settings(max_examples=120, deadline=None)
+@given(name=st.sampled_from(NAMES),
+       log_eps=st.floats(min_value=-6.0, max_value=3.0, allow_nan=False))
+def test_every_epsilon_in_range_works_or_is_refused_by_name(name, log_eps):
+    """ε in [1e-6, 1e3]: up to the mechanism's ``max_epsilon`` it works in float64;
+    above it, it is refused with a message naming ε and the largest supported value."""
+    eps = 10.0**log_eps
+    cap = REGISTRY[name].max_epsilon
+    if eps <= cap:
+        assert _works_without_warnings(get_mechanism(name, eps))
+    else:
+        with pytest.raises(ValueError, match=rf"supports epsilon up to {cap:g}.*epsilon={eps:g}"):
+            get_mechanism(name, eps)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_max_epsilon_is_tight_and_the_edges_work(name):
+    """At the cap and at 1e-6 every mechanism works; a cap is not far below where it breaks."""
+    cap = REGISTRY[name].max_epsilon
+    assert _works_without_warnings(get_mechanism(name, 1e-6))
+    assert _works_without_warnings(get_mechanism(name, min(cap, 1e3)))
+    if math.isfinite(cap):
+        assert cap >= 200.0  # e^200 ~ 7e86: far beyond any budget a paper uses
+
+
+def test_the_range_check_catches_an_overflowing_mechanism():
+    """Without its cap PM overflows at ε = 300: the check above would fail."""
+    class Uncapped(PM):
+        max_epsilon = math.inf
+
+    with pytest.raises(FloatingPointError), np.errstate(over="raise"):
+        _works_without_warnings(Uncapped(300.0))
+
+
 OUTSIDE = st.one_of(st.floats(min_value=1.0, exclude_min=True),
                     st.floats(max_value=-1.0, exclude_max=True),
                     st.sampled_from([math.nan, math.inf, -math.inf]))

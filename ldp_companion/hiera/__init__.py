@@ -4,14 +4,18 @@ Brief: ``shared/papers/hiera.brief.md``. One module per idea:
 
 * :mod:`~ldp_companion.hiera.levels`: the levels ``D_1..D_k`` and budgets ``eps_1 > ... > eps_k``;
 * :mod:`~ldp_companion.hiera.grr`: GRR for the level report;
-* :mod:`~ldp_companion.hiera.harmony`: Harmony (Alg. 1), registered as ``"harmony"``;
 * :mod:`~ldp_companion.hiera.graded_laplace`: the graded Laplace baseline (Sec. 3.1);
 * :mod:`~ldp_companion.hiera.protocol`: LHP (Alg. 3) and PLC (Alg. 4);
 * :mod:`~ldp_companion.hiera.aggregate`: HierA's pools and estimate (Alg. 5);
 * :mod:`~ldp_companion.hiera.analysis`: variances, predicted MAE, expected estimates;
 * :mod:`~ldp_companion.hiera.privacy`: exact log ratios against Theorem 2;
 * :mod:`~ldp_companion.hiera.data`: synthetic data of Sec. 6;
-* :mod:`~ldp_companion.hiera.sgd`: mini-batch SGD linear regression (Sec. 5).
+* :mod:`~ldp_companion.hiera.sgd`: mini-batch SGD linear regression (Sec. 5);
+* :mod:`~ldp_companion.hiera.experiments`: the experiment grids of Figs. 1-3 (Sec. 6);
+* :mod:`~ldp_companion.hiera.params`: the chapter's parameters per profile.
+
+Harmony (Alg. 1) is a registered scalar mechanism, shared with the other chapters:
+:mod:`ldp_companion.mechanisms.harmony` (re-exported here).
 """
 from ldp_companion.hiera.aggregate import (POOL_RULES, aggregate, aggregate_counts, block_top,
                                            estimate_mean, pool_plan, pool_sums, report_counts)
@@ -23,7 +27,7 @@ from ldp_companion.hiera.data import (scale_to_unit, truncated_exponential, trun
                                       uniform)
 from ldp_companion.hiera.graded_laplace import GradedLaplace
 from ldp_companion.hiera.grr import grr, grr_matrix
-from ldp_companion.hiera.harmony import Harmony, discretise, randomized_response
+from ldp_companion.mechanisms.harmony import Harmony, discretise, randomized_response
 from ldp_companion.hiera.levels import Levels, paper_levels
 from ldp_companion.hiera.privacy import (PARTS, claimed_bound, composed_bound, joint_log_ratio,
                                          privacy_matrix)

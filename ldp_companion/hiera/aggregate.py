@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_companion.hiera.grr import _check_levels_array
-from ldp_companion.hiera.harmony import _check_bits
+from ldp_companion.mechanisms.harmony import _check_bits
 from ldp_companion.hiera.levels import Levels
 from ldp_companion.hiera.protocol import _check_levels, lhp, plc_counts, plc_keep_probability
 from ldp_companion.validation import check_positive_int, check_rng

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_companion.hiera.grr import _check_levels_array, grr, grr_matrix
-from ldp_companion.hiera.harmony import _check_bits, discretise, randomized_response
+from ldp_companion.mechanisms.harmony import _check_bits, discretise, randomized_response
 from ldp_companion.hiera.levels import Levels
 from ldp_companion.validation import (check_epsilon, check_probability, check_rng,
                                       check_unit_interval)

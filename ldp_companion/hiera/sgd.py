@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldp_companion.hiera.aggregate import check_mu, pool_sums, _check_rule
-from ldp_companion.hiera.harmony import Harmony
+from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.hiera.levels import Levels
 from ldp_companion.hiera.protocol import _check_levels, lhp
 from ldp_companion.mechanisms.piecewise import PM

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
 from ldp_companion.mechanisms.duchi import Duchi
+from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.mechanisms.hybrid import HM, HMTP
 from ldp_companion.mechanisms.laplace import Laplace
 from ldp_companion.mechanisms.piecewise import PM, PMOpt, PMSub
 from ldp_companion.mechanisms.three_outputs import ThreeOutputs
-from ldp_companion.hiera.harmony import Harmony
 
 __all__ = ["OutputLaw", "ScalarMechanism", "get_mechanism", "mechanism_names", "REGISTRY"]
 

@@ -119,13 +119,29 @@ class ScalarMechanism(ABC):
     Parameters
     ----------
     epsilon : float
-        Privacy budget, finite and > 0.
+        Privacy budget, finite, > 0 and at most :attr:`max_epsilon`.
+
+    Attributes
+    ----------
+    max_epsilon : float
+        The largest budget the closed forms handle in float64 (``inf`` when there is no
+        limit); a larger ``epsilon`` is refused with a message naming both.
     """
 
     name: str = "abstract"
+    max_epsilon: float = float("inf")
 
     def __init__(self, epsilon: float):
-        self.epsilon = check_epsilon(epsilon)
+        self.epsilon = self.check_budget(epsilon)
+
+    @classmethod
+    def check_budget(cls, epsilon) -> float:
+        """``epsilon`` as a float: finite, > 0 and at most :attr:`max_epsilon`."""
+        eps = check_epsilon(epsilon)
+        if eps > cls.max_epsilon:
+            raise ValueError(f"{cls.name} supports epsilon up to {cls.max_epsilon:g} (its "
+                             f"closed forms overflow float64 beyond it), got epsilon={eps:g}")
+        return eps
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(epsilon={self.epsilon:g})"

@@ -106,9 +106,10 @@ class HM(Mixture):
     """
 
     name = "hm"
+    max_epsilon = PM.max_epsilon
 
     def __init__(self, epsilon: float):
-        eps = check_epsilon(epsilon)
+        eps = self.check_budget(epsilon)
         super().__init__(PM(eps), ThreeOutputs(eps, a=0.0), hm_alpha(eps))
 
 
@@ -116,9 +117,10 @@ class HMTP(Mixture):
     """HM-TP: PM-SUB w.p. :func:`hm_tp_beta`, optimal Three-Outputs otherwise (brief §2.8)."""
 
     name = "hm_tp"
+    max_epsilon = PMSub.max_epsilon
 
     def __init__(self, epsilon: float):
-        eps = check_epsilon(epsilon)
+        eps = self.check_budget(epsilon)
         super().__init__(PMSub(eps), ThreeOutputs(eps), hm_tp_beta(eps))
 
 

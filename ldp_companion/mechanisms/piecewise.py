@@ -40,6 +40,7 @@ class Piecewise(ScalarMechanism):
     """
 
     name = "piecewise"
+    max_epsilon = 200.0  # e^eps * t^2 overflows float64 near eps = 236 for PM
 
     def __init__(self, epsilon: float, t: float):
         super().__init__(epsilon)
@@ -146,7 +147,7 @@ class PM(Piecewise):
     name = "pm"
 
     def __init__(self, epsilon: float):
-        super().__init__(epsilon, np.exp(check_epsilon(epsilon) / 2.0))
+        super().__init__(epsilon, np.exp(self.check_budget(epsilon) / 2.0))
 
 
 class PMSub(Piecewise):
@@ -156,18 +157,20 @@ class PMSub(Piecewise):
     """
 
     name = "pm_sub"
+    max_epsilon = 250.0  # overflow near eps = 265
 
     def __init__(self, epsilon: float):
-        super().__init__(epsilon, np.exp(check_epsilon(epsilon) / 3.0))
+        super().__init__(epsilon, np.exp(self.check_budget(epsilon) / 3.0))
 
 
 class PMOpt(Piecewise):
     """PM-OPT (Alg. 3, Lemma 7): ``t`` minimises the worst-case variance, see :func:`pm_opt_t`."""
 
     name = "pm_opt"
+    max_epsilon = 250.0  # overflow near eps = 265
 
     def __init__(self, epsilon: float):
-        super().__init__(epsilon, pm_opt_t(check_epsilon(epsilon)))
+        super().__init__(epsilon, pm_opt_t(self.check_budget(epsilon)))
 
 
 def pm_opt_t(epsilon: float) -> float:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ldp_companion.multidim import (DUCHI_MD, LAPLACE_SPLIT, _check_ties, _resolve_k,
+from ldp_companion.pm.multidim import (DUCHI_MD, LAPLACE_SPLIT, _check_ties, _resolve_k,
                                     estimate_mean, resolve_mechanism, _alg6_sample)
 from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
                                       check_unit_interval)
@@ -134,7 +134,7 @@ def fedsgd(X, y, task: str, rng: np.random.Generator, *, epsilon: float | None =
     epsilon : float, optional
         Budget per vehicle; required with ``mechanism``, must be None without.
     mechanism : str or callable, optional
-        Gradient perturbation: a name of :func:`~ldp_companion.multidim.multidim_names`
+        Gradient perturbation: a name of :func:`~ldp_companion.pm.multidim.multidim_names`
         (scalar mechanisms run through Alg. 6; ``"laplace_split"`` and ``"duchi_md"`` are the
         baselines) or a factory ``epsilon -> ScalarMechanism``. None: non-private FedSGD
         (clipped gradients, no noise).

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ldp_companion import fedsgd as fl
-from ldp_companion.multidim import estimate_mean, expected_mse
+from ldp_companion.pm import fedsgd as fl
+from ldp_companion.pm.multidim import estimate_mean, expected_mse
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["MeanTask", "LearningTask", "mean_estimation_grid", "fedsgd_grid", "paper_tasks",
@@ -63,7 +63,7 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int) -> p
     ----------
     tasks : list of MeanTask
     mechanisms : dict
-        Label -> anything :func:`~ldp_companion.multidim.estimate_mean` accepts (a name of
+        Label -> anything :func:`~ldp_companion.pm.multidim.estimate_mean` accepts (a name of
         ``multidim_names()`` or a factory ``epsilon -> ScalarMechanism``).
     eps_grid : list of float
         Total budget per user; the numeric columns get ``budget_share`` of it.
@@ -102,7 +102,7 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
     ----------
     tasks : list of LearningTask
     mechanisms : dict
-        Label -> mechanism for :func:`~ldp_companion.fedsgd.fedsgd`; the value ``None`` is the
+        Label -> mechanism for :func:`~ldp_companion.pm.fedsgd.fedsgd`; the value ``None`` is the
         non-private baseline (run once per seed, reported at every ε).
     eps_grid : list of float
     seeds : int
@@ -144,7 +144,7 @@ def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
                 test_fraction: float = 0.2):
     """The paper's real data sets as mean-estimation and learning tasks (``paper`` profile).
 
-    Needs the files of :mod:`ldp_companion.external_data` (WISDM, IPUMS BR and MX, Vehicle);
+    Needs the files of :mod:`ldp_companion.pm.external_data` (WISDM, IPUMS BR and MX, Vehicle);
     raises one :class:`~ldp_companion.datasets.DataError` naming every missing file.
 
     Mean estimation (Fig. 6): WISDM's 3 accelerations (budget share 3/5: 2 categorical
@@ -158,7 +158,7 @@ def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
     mean_tasks : list of MeanTask
     learn_tasks : list of LearningTask
     """
-    from ldp_companion import external_data as ext
+    from ldp_companion.pm import external_data as ext
     from ldp_companion.datasets import scale_to_unit_interval
 
     ext.require(["wisdm", "ipums_br", "ipums_mx", "vehicle"])

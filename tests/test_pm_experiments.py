@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_companion.experiments.zhao2020 import (LearningTask, MeanTask, fedsgd_grid,
+from ldp_companion.pm.experiments import (LearningTask, MeanTask, fedsgd_grid,
                                                 mean_estimation_grid)
-from ldp_companion.synthetic import classification_task, gaussian
+from ldp_companion.pm.synthetic import classification_task, gaussian
 
 
 def test_mean_estimation_grid_matches_the_analytic_mse():
@@ -50,7 +50,7 @@ def test_grids_validate():
 
 
 def test_split_task_holds_out_the_fraction():
-    from ldp_companion.experiments.zhao2020 import split_task
+    from ldp_companion.pm.experiments import split_task
 
     X, y = np.arange(60.0).reshape(30, 2), np.arange(30.0)
     t = split_task("t", "linear", X, y, np.random.default_rng(0), 1 / 6)

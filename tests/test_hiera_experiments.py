@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ldp_companion import hiera as H
-from ldp_companion.experiments import hao2023 as X
+from ldp_companion.hiera import experiments as X
 
 
 def test_resample_subsamples_or_bootstraps():

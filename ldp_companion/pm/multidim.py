@@ -442,10 +442,10 @@ def max_second_moment(mechanism: ScalarMechanism) -> float:
     """``max_x E[Y^2 | x] = max_x (Var[Y | x] + x^2)``, exact.
 
     For every registered mechanism the second moment is quadratic in ``x`` on [-1, 0] and on
-    [0, 1]; a :class:`~ldp_companion.mechanisms.discretize.Discretized` mechanism supplies
+    [0, 1]; a :class:`~ldp_companion.pm.discretize.Discretized` mechanism supplies
     its own knots.
     """
-    from ldp_companion.mechanisms.discretize import _max_piecewise_quadratic
+    from ldp_companion.pm.discretize import _max_piecewise_quadratic
 
     if not isinstance(mechanism, ScalarMechanism):
         raise TypeError(f"mechanism must be a ScalarMechanism, got {type(mechanism).__name__}")

@@ -1,4 +1,4 @@
-"""Tests of :mod:`ldp_companion.mechanisms.three_outputs_theory` against the brief of the
+"""Tests of :mod:`ldp_companion.pm.theory` against the brief of the
 PM/Three-Outputs paper (``shared/papers/pm-three-outputs-hmtp.brief.md``, §3.3, §3.4, §6).
 
 Reduced sizes, to keep the file fast: the Lemma 2–3 grid search runs at ``n = 121`` for
@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from ldp_companion.mechanisms import three_outputs_theory as T
+from ldp_companion.pm import theory as T
 from ldp_companion.mechanisms.hybrid import HM
 from ldp_companion.mechanisms.three_outputs import EPS_CAP, ThreeOutputs, p00
 

@@ -1,0 +1,17 @@
+"""Chapter 3: Zhao et al. (2020), *Local Differential Privacy based Federated Learning for the
+Internet of Things* — what only this paper uses. The scalar mechanisms themselves (Laplace,
+Duchi, PM, HM, Three-Outputs, PM-OPT, PM-SUB, HM-TP) are shared blocks in
+:mod:`ldp_companion.mechanisms`. One module per idea:
+
+* :mod:`~ldp_companion.pm.theory`: the Three-Outputs derivation (Lemmas 1–5), PM-OPT (Lemma 7),
+  the LP over all three-output mechanisms, HM-TP★;
+* :mod:`~ldp_companion.pm.discretize`: discretization of a continuous output (Alg. 5,
+  Lemmas 8–9);
+* :mod:`~ldp_companion.pm.multidim`: many attributes (Alg. 6, Lemmas 12–14) and the
+  multi-dimensional baselines;
+* :mod:`~ldp_companion.pm.fedsgd`: LDP-FedSGD (Alg. 1) with linear, logistic and SVM losses;
+* :mod:`~ldp_companion.pm.synthetic`: offline stand-ins with the paper's data shapes (Sec. VII);
+* :mod:`~ldp_companion.pm.external_data`: the paper's real data sets (``paper`` profile);
+* :mod:`~ldp_companion.pm.experiments`: the experiment grids (Figs. 6–14);
+* :mod:`~ldp_companion.pm.params`: the chapter's parameters per profile.
+"""

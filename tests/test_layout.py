@@ -1,0 +1,110 @@
+"""The package's layout rule: shared blocks at the top, one subpackage per chapter, nothing
+imports upward.
+
+* shared blocks (``mechanisms/``, ``tensor/``, ``audit``, ``ledger``, ``profiles``, ...) import
+  only shared blocks;
+* a chapter package (``pm/``, ``hiera/``, ...) imports shared blocks and itself, never another
+  chapter;
+* only :mod:`ldp_companion.book` and the command line sit above the chapters;
+* a chapter notebook imports shared blocks and its own package only.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from ldp_companion import book, runner
+
+PACKAGE = runner.REPO / "ldp_companion"
+CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()}
+TOP = {"__main__", "book"}
+
+
+def layer(module: str) -> str:
+    """``"top"``, ``"chapter:<name>"`` or ``"shared"`` for a dotted ``ldp_companion`` module."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return "shared"  # the package's __init__
+    if parts[1] in TOP:
+        return "top"
+    if parts[1] in CHAPTER_PACKAGES:
+        return f"chapter:{parts[1]}"
+    return "shared"
+
+
+def imported_modules(source: str, module: str) -> list[str]:
+    """Every ``ldp_companion`` module that ``source`` (the code of ``module``) imports."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative import
+                pkg = module.split(".")[: -node.level]
+                base = ".".join(pkg + ([base] if base else []))
+            out += [f"{base}.{a.name}" for a in node.names] if base == "ldp_companion" else [base]
+    return [m for m in out if m == "ldp_companion" or m.startswith("ldp_companion.")]
+
+
+def violations(module: str, imports: list[str]) -> list[str]:
+    """The imports of ``module`` that break the layout rule."""
+    own = layer(module)
+    bad = []
+    for target in imports:
+        theirs = layer(target)
+        if own == "top" or theirs == "shared" or theirs == own:
+            continue
+        bad.append(f"{module} ({own}) imports {target} ({theirs})")
+    return bad
+
+
+def package_modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        name = ".".join(p for p in rel.parts if p != "__init__")
+        yield name, path
+
+
+def test_no_upward_or_sideways_import_in_the_package():
+    bad = [v for name, path in package_modules()
+           for v in violations(name, imported_modules(path.read_text(), name))]
+    assert not bad, "\n".join(bad)
+
+
+def test_every_chapter_has_a_package_and_a_parameter_spec():
+    stems = [p.stem for p in runner.chapters()]
+    assert sorted(book.PACKAGES) == sorted(stems)
+    assert sorted(book.PARAMS) == sorted(stems)
+    for chapter, package in book.PACKAGES.items():
+        assert package.__doc__, f"{package.__name__} needs a docstring naming its paper"
+        assert (Path(package.__file__).parent / "params.py").exists()
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_notebook_imports_shared_blocks_and_its_own_package(source):
+    own = layer(book.PACKAGES[source.stem].__name__)
+    code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
+    bad = [m for m in imported_modules(code, "notebook")
+           if layer(m) not in ("shared", own)]
+    assert not bad, f"{source.stem} imports {bad}"
+
+
+def test_the_checker_catches_an_upward_and_a_sideways_import():
+    """The rule can fail: a shared block importing a chapter, a chapter importing another."""
+    upward = "from ldp_companion.hiera.levels import Levels\n"
+    assert violations("ldp_companion.mechanisms.duchi",
+                      imported_modules(upward, "ldp_companion.mechanisms.duchi"))
+    sideways = "from ldp_companion.pm import multidim\n"
+    assert violations("ldp_companion.hiera.sgd",
+                      imported_modules(sideways, "ldp_companion.hiera.sgd"))
+    relative = "from ..pm.theory import lemma4_table\n"
+    assert violations("ldp_companion.hiera.sgd",
+                      imported_modules(relative, "ldp_companion.hiera.sgd"))
+    fine = "from ldp_companion.mechanisms.piecewise import PM\nfrom ldp_companion.hiera import grr\n"
+    assert not violations("ldp_companion.hiera.sgd",
+                          imported_modules(fine, "ldp_companion.hiera.sgd"))
+    assert not violations("ldp_companion.book", imported_modules(sideways, "ldp_companion.book"))
