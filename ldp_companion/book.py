@@ -1,4 +1,4 @@
-"""The book's chapters in code: chapter id -> the chapter's package.
+"""The book's chapters in code: chapter id -> the chapter's package, parameters and paper items.
 
 This module and the command line (:mod:`ldp_companion.__main__`) are the only places above the
 chapter packages: they gather what every chapter declares (its parameters, its paper's items).
@@ -11,15 +11,16 @@ from pathlib import Path
 from types import ModuleType
 
 from ldp_companion import appendix, hiera, pm, spof, tldp, tvg
-from ldp_companion.appendix import params as _a_params
-from ldp_companion.hiera import params as _hiera_params
-from ldp_companion.pm import params as _pm_params
+from ldp_companion.appendix import items as _a_items, params as _a_params
+from ldp_companion.coverage import PaperItems
+from ldp_companion.hiera import items as _hiera_items, params as _hiera_params
+from ldp_companion.pm import items as _pm_items, params as _pm_params
 from ldp_companion.profiles import ChapterParams
-from ldp_companion.spof import params as _spof_params
-from ldp_companion.tldp import params as _tldp_params
-from ldp_companion.tvg import params as _tvg_params
+from ldp_companion.spof import items as _spof_items, params as _spof_params
+from ldp_companion.tldp import items as _tldp_items, params as _tldp_params
+from ldp_companion.tvg import items as _tvg_items, params as _tvg_params
 
-__all__ = ["PACKAGES", "PARAMS", "chapter_number", "params_markdown", "sync_parameters",
+__all__ = ["PACKAGES", "PARAMS", "ITEMS", "chapter_number", "params_markdown", "sync_parameters",
            "README_START", "README_END"]
 
 PACKAGES: dict[str, ModuleType] = {
@@ -28,6 +29,8 @@ PACKAGES: dict[str, ModuleType] = {
 }
 PARAMS: dict[str, ChapterParams] = {p.PARAMS.chapter: p.PARAMS for p in (
     _tldp_params, _tvg_params, _pm_params, _spof_params, _hiera_params, _a_params)}
+ITEMS: dict[str, PaperItems] = {i.ITEMS.chapter: i.ITEMS for i in (
+    _tldp_items, _tvg_items, _pm_items, _spof_items, _hiera_items, _a_items)}
 
 _HEAD = ("| chapter | parameter | meaning | smoke | default | paper |\n"
          "|---|---|---|---|---|---|")

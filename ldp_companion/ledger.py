@@ -5,6 +5,11 @@ the verdict (:meth:`Ledger.close`, :meth:`Ledger.bound`, :meth:`Ledger.condition
 :meth:`Ledger.not_checked` with the reason, and finally calls :meth:`Ledger.save`, which
 writes ``<chapter>.ledger.json`` next to the executed notebook. The book's "Verdicts" page
 reads every ledger (:func:`load_ledgers`).
+
+Every claim names where in the paper it comes from: its ``ref``, one or several items such
+as ``"Lemma 4"`` or ``"Fig. 7"`` (normalised by :func:`ldp_companion.coverage.normalise_ref`),
+given with ``ref=`` or looked up by claim id in the ``refs`` mapping the ledger was created with
+(the chapter package's ``items.CLAIM_REFS``).
 """
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ldp_companion.coverage import normalise_ref
 
 __all__ = ["Claim", "Ledger", "VERDICTS", "VERDICT_COLORS", "load_ledgers", "verdict_counts",
            "verdict_table_html", "LEDGER_DIR_ENV"]
@@ -37,6 +44,7 @@ class Claim:
     verdict: str
     note: str = ""
     section: str = ""
+    ref: tuple = ()
 
 
 def _fmt(value) -> str:
@@ -62,18 +70,30 @@ class Ledger:
     chapter : str
         Chapter id, e.g. ``"03-pm-three-outputs"``; it names the ledger file and the page
         the verdicts table links to.
+    refs : mapping, optional
+        ``claim_id -> ref or list of refs``: where in the paper each claim comes from, for
+        claims recorded without ``ref=``.
     """
 
-    def __init__(self, chapter: str):
+    def __init__(self, chapter: str, refs: dict | None = None):
         if not isinstance(chapter, str) or not chapter.strip():
             raise ValueError("chapter must be a non-empty string")
         self.chapter = chapter
+        self._refs = dict(refs or {})
         self._claims: dict[str, Claim] = {}
 
     def __len__(self) -> int:
         return len(self._claims)
 
-    def _add(self, claim_id, statement, paper, ours, verdict, note, section) -> Claim:
+    def _ref(self, claim_id, ref) -> tuple:
+        ref = self._refs.get(claim_id) if ref is None else ref
+        refs = [ref] if isinstance(ref, str) else list(ref or [])
+        if not refs:
+            raise ValueError(f"claim {claim_id!r} names no place in the paper: pass "
+                             "ref='Lemma 4' (or a list), or list it in the ledger's refs")
+        return tuple(dict.fromkeys(normalise_ref(r) for r in refs))
+
+    def _add(self, claim_id, statement, paper, ours, verdict, note, section, ref) -> Claim:
         if not isinstance(claim_id, str) or not claim_id:
             raise ValueError("claim_id must be a non-empty string")
         if claim_id in self._claims:
@@ -81,12 +101,12 @@ class Ledger:
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
         claim = Claim(self.chapter, claim_id, statement, _fmt(paper), _fmt(ours), verdict,
-                      note, section)
+                      note, section, self._ref(claim_id, ref))
         self._claims[claim_id] = claim
         return claim
 
     def close(self, claim_id: str, statement: str, paper, ours, *, rtol: float = 0.0,
-              atol: float = 0.0, note: str = "", section: str = "") -> Claim:
+              atol: float = 0.0, note: str = "", section: str = "", ref=None) -> Claim:
         """Claim that ``ours`` equals the paper's value within ``atol + rtol*|paper|``.
 
         Arrays are compared entry by entry: all close gives ``holds``, some ``partly``,
@@ -99,10 +119,10 @@ class Ledger:
             raise ValueError("give rtol or atol: an exact float comparison is not a check")
         tol = f"tolerance {atol:g} + {rtol:g}·|paper|"
         return self._add(claim_id, statement, paper, ours, _verdict(ok),
-                         f"{note} ({tol})".strip(), section)
+                         f"{note} ({tol})".strip(), section, ref)
 
     def bound(self, claim_id: str, statement: str, paper, ours, *, relation: str = "<=",
-              slack: float = 0.0, note: str = "", section: str = "") -> Claim:
+              slack: float = 0.0, note: str = "", section: str = "", ref=None) -> Claim:
         """Claim that ``ours <= paper + slack`` (or ``>=`` with ``relation='>='``)."""
         p = np.asarray(paper, float)
         o = np.asarray(ours, float)
@@ -113,24 +133,24 @@ class Ledger:
         else:
             raise ValueError("relation must be '<=' or '>='")
         return self._add(claim_id, statement, f"{relation} {_fmt(paper)}", ours, _verdict(ok),
-                         note, section)
+                         note, section, ref)
 
     def condition(self, claim_id: str, statement: str, ok, *, paper="", ours=None,
-                  note: str = "", section: str = "") -> Claim:
+                  note: str = "", section: str = "", ref=None) -> Claim:
         """Claim decided by a boolean (or boolean array) computed in the chapter."""
         ok = np.asarray(ok)
         if ok.dtype != bool:
             raise TypeError("ok must be a boolean or a boolean array computed by a comparison")
         return self._add(claim_id, statement, paper, ok if ours is None else ours,
-                         _verdict(ok), note, section)
+                         _verdict(ok), note, section, ref)
 
     def not_checked(self, claim_id: str, statement: str, reason: str, *, paper="",
-                    section: str = "") -> Claim:
+                    section: str = "", ref=None) -> Claim:
         """A claim this run could not check (e.g. its data are not available offline)."""
         if not reason:
             raise ValueError("say why the claim is not checked")
         return self._add(claim_id, statement, paper, None, "not checked offline", reason,
-                         section)
+                         section, ref)
 
     def claims(self) -> list[Claim]:
         return list(self._claims.values())
@@ -140,8 +160,8 @@ class Ledger:
         return _frame(self.claims())
 
     def _repr_html_(self) -> str:
-        """In a notebook, the ledger shows as the coloured verdicts table."""
-        return verdict_table_html(self.table())
+        """In a notebook, the ledger shows as the coloured verdicts table (no chapter column)."""
+        return verdict_table_html(self.table(), chapter_column=False)
 
     def save(self, directory: str | os.PathLike | None = None) -> Path:
         """Write ``<chapter>.ledger.json`` to ``directory``.
@@ -173,7 +193,8 @@ def load_ledgers(directory: str | os.PathLike) -> pd.DataFrame:
     """Read every ``*.ledger.json`` in ``directory`` into one DataFrame, sorted by chapter."""
     claims = []
     for path in sorted(Path(directory).glob(f"*{_SUFFIX}")):
-        claims.extend(Claim(**row) for row in json.loads(path.read_text()))
+        claims.extend(Claim(**{**row, "ref": tuple(row.get("ref", ()))})
+                      for row in json.loads(path.read_text()))
     return _frame(claims)
 
 
@@ -187,22 +208,32 @@ def verdict_counts(claims: pd.DataFrame) -> pd.DataFrame:
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
 
 
-def verdict_table_html(claims: pd.DataFrame) -> str:
-    """One HTML table (chapter, claim, paper, ours, verdict), rows coloured by verdict.
+def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str:
+    """One HTML table (chapter, claim, where in the paper, paper, ours, verdict), rows
+    coloured by verdict.
 
-    Each claim links to its section of the chapter page: ``<chapter>.html#<section>``.
+    Each claim links to its section of the chapter page: ``<chapter>.html#<section>``. Inside a
+    chapter (``chapter_column=False``) the chapter column is left out and the link stays on
+    the page.
     """
     from html import escape
 
     rows = []
     for c in claims.itertuples(index=False):
-        href = f"{c.chapter}.html" + (f"#{c.section}" if c.section else "")
+        page = f"{c.chapter}.html" if chapter_column else ""
+        href = page + (f"#{c.section}" if c.section else "")
+        claim = f"<b>{escape(c.claim_id)}</b><br>{escape(c.statement)}"
+        first = (f'<td><a href="{escape(href)}">{escape(c.chapter)}</a></td>' if chapter_column
+                 else "")
+        if not chapter_column and c.section:
+            claim = f'<a href="{escape(href)}"><b>{escape(c.claim_id)}</b></a><br>' \
+                    f"{escape(c.statement)}"
         rows.append(
-            f'<tr style="background:{VERDICT_COLORS[c.verdict]}">'
-            f'<td><a href="{escape(href)}">{escape(c.chapter)}</a></td>'
-            f"<td><b>{escape(c.claim_id)}</b><br>{escape(c.statement)}</td>"
+            f'<tr style="background:{VERDICT_COLORS[c.verdict]}">{first}'
+            f"<td>{claim}</td><td>{escape('; '.join(c.ref))}</td>"
             f"<td>{escape(c.paper)}</td><td>{escape(c.ours)}</td>"
             f"<td><b>{escape(c.verdict)}</b><br><small>{escape(c.note)}</small></td></tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("chapter", "claim", "paper", "ours", "verdict"))
+    names = ("chapter",) * chapter_column + ("claim", "in the paper", "paper", "ours", "verdict")
+    head = "".join(f"<th>{h}</th>" for h in names)
     return (f'<table class="ldp-verdicts"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')

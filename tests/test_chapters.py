@@ -27,6 +27,8 @@ def test_chapter_runs_at_smoke(source, tmp_path):
     assert record["seconds"] < SMOKE_BUDGET_S, f"{source.stem} took {record['seconds']} s"
     claims = load_ledgers(tmp_path)
     assert set(claims["verdict"]) <= set(VERDICTS)
+    problems = book.ITEMS[source.stem].problems(claims, source.read_text())
+    assert not problems, "\n".join(problems)
 
 
 def test_find_chapter():

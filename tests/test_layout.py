@@ -75,13 +75,15 @@ def test_no_upward_or_sideways_import_in_the_package():
     assert not bad, "\n".join(bad)
 
 
-def test_every_chapter_has_a_package_and_a_parameter_spec():
+def test_every_chapter_has_a_package_a_parameter_spec_and_an_item_list():
     stems = [p.stem for p in runner.chapters()]
     assert sorted(book.PACKAGES) == sorted(stems)
     assert sorted(book.PARAMS) == sorted(stems)
+    assert sorted(book.ITEMS) == sorted(stems)
     for chapter, package in book.PACKAGES.items():
         assert package.__doc__, f"{package.__name__} needs a docstring naming its paper"
-        assert (Path(package.__file__).parent / "params.py").exists()
+        folder = Path(package.__file__).parent
+        assert (folder / "params.py").exists() and (folder / "items.py").exists()
 
 
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)

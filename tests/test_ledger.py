@@ -6,12 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ldp_companion.coverage import normalise_ref
 from ldp_companion.ledger import (LEDGER_DIR_ENV, Ledger, load_ledgers, verdict_counts,
                                   verdict_table_html)
 
+REFS = {k: "Lemma 1" for k in "abcde"}
+
 
 def test_close_verdicts():
-    led = Ledger("ch")
+    led = Ledger("ch", refs=REFS)
     assert led.close("a", "equal", 1.0, 1.0 + 1e-10, rtol=1e-9).verdict == "holds"
     assert led.close("b", "off", 1.0, 1.1, rtol=1e-3).verdict == "fails"
     assert led.close("c", "some", [1.0, 2.0], [1.0, 2.5], atol=1e-6).verdict == "partly"
@@ -19,11 +22,11 @@ def test_close_verdicts():
 
 def test_close_requires_a_tolerance():
     with pytest.raises(ValueError, match="rtol or atol"):
-        Ledger("ch").close("a", "s", 1.0, 1.0)
+        Ledger("ch", refs=REFS).close("a", "s", 1.0, 1.0)
 
 
 def test_bound_and_condition():
-    led = Ledger("ch")
+    led = Ledger("ch", refs=REFS)
     assert led.bound("a", "below", 5.0, 4.9).verdict == "holds"
     assert led.bound("b", "below", 5.0, 8.07).verdict == "fails"
     assert led.bound("c", "above", 1.0, 0.99, relation=">=", slack=0.02).verdict == "holds"
@@ -33,11 +36,11 @@ def test_bound_and_condition():
 
 def test_condition_refuses_a_typed_verdict():
     with pytest.raises(TypeError, match="boolean"):
-        Ledger("ch").condition("a", "s", "holds")
+        Ledger("ch", refs=REFS).condition("a", "s", "holds")
 
 
 def test_not_checked_needs_a_reason_and_ids_are_unique():
-    led = Ledger("ch")
+    led = Ledger("ch", refs=REFS)
     assert led.not_checked("a", "s", "WISDM not available offline").verdict == \
         "not checked offline"
     with pytest.raises(ValueError, match="why"):
@@ -47,7 +50,7 @@ def test_not_checked_needs_a_reason_and_ids_are_unique():
 
 
 def test_save_and_load(tmp_path, monkeypatch):
-    led = Ledger("03-x")
+    led = Ledger("03-x", refs=REFS)
     led.close("a", "s", 2.0, 2.0, atol=1e-12, section="sec-a")
     led.condition("b", "t <b>", False)
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
@@ -70,7 +73,45 @@ def test_blank_chapter_refused(name):
 
 
 def test_ledger_shows_as_the_verdicts_table_in_a_notebook():
-    led = Ledger("03-x")
+    led = Ledger("03-x", refs=REFS)
     led.condition("a", "s", True, section="sec")
     html = led._repr_html_()
-    assert 'class="ldp-verdicts"' in html and 'href="03-x.html#sec"' in html
+    assert 'class="ldp-verdicts"' in html and 'href="#sec"' in html
+    assert "<th>chapter</th>" not in html and "<td>Lemma 1</td>" in html
+
+
+def test_every_claim_names_its_place_in_the_paper():
+    led = Ledger("ch")
+    with pytest.raises(ValueError, match="names no place in the paper"):
+        led.condition("a", "s", True)
+    claim = led.condition("a", "s", True, ref=["Figure 7", "lemma 4", "Fig. 7"])
+    assert claim.ref == ("Fig. 7", "Lemma 4")
+    mapped = Ledger("ch", refs={"b": "Algorithm 2"}).bound("b", "s", 1.0, 0.5)
+    assert mapped.ref == ("Alg. 2",)
+    with pytest.raises(ValueError, match="unrecognised ref"):
+        led.condition("c", "s", True, ref="Slide 3")
+
+
+def test_refs_round_trip_and_show_in_the_tables(tmp_path):
+    led = Ledger("03-x")
+    led.condition("a", "s", True, ref=["Table V", "Eq. (21)"])
+    led.save(tmp_path)
+    claims = load_ledgers(tmp_path)
+    assert claims.loc[0, "ref"] == ("Table V", "Eq. (21)")
+    assert "<td>Table V; Eq. (21)</td>" in verdict_table_html(claims)
+
+
+@pytest.mark.parametrize("text, canon", [
+    ("Figure 7", "Fig. 7"), ("fig 7", "Fig. 7"), ("Fig. 7", "Fig. 7"), ("Algorithm 2", "Alg. 2"),
+    ("TABLE V", "Table V"), ("Table I", "Table I"), ("Eq. 21", "Eq. (21)"),
+    ("equation (21)", "Eq. (21)"), ("§6.2", "Sec. 6.2"), ("Section VII-C", "Sec. VII-C"),
+    ("Thm 2", "Theorem 2"), ("Prop. 4", "Proposition 4"), ("Corollary 1", "Corollary 1"),
+    ("Def. 2", "Definition 2"), ("Appendix G", "App. G"), ("Lemma 13", "Lemma 13")])
+def test_normalise_ref(text, canon):
+    assert normalise_ref(text) == canon
+
+
+@pytest.mark.parametrize("bad", ["", "7", "Lemma", "Slide 3", "Fig. 7 and 8"])
+def test_normalise_ref_refuses_other_forms(bad):
+    with pytest.raises(ValueError, match="unrecognised ref"):
+        normalise_ref(bad)

@@ -1,0 +1,111 @@
+"""Paper coverage: each chapter's list of its paper's numbered items, and its cross-checks
+against the ledger. Each check is shown failing on a broken list or ledger."""
+from __future__ import annotations
+
+import importlib
+
+import pandas as pd
+import pytest
+
+from ldp_companion import book, runner
+from ldp_companion.coverage import STATUSES, Item, PaperItems
+
+
+def _ledger(**refs) -> pd.DataFrame:
+    return pd.DataFrame({"claim_id": list(refs), "ref": [tuple(r) for r in refs.values()]})
+
+
+def _paper(*items, placeholder=False) -> PaperItems:
+    return PaperItems("99-x", "A paper", list(items), placeholder=placeholder)
+
+
+GOOD = [Item("Lemma 1", "A bound", "checked", claims=["c1"]),
+        Item("Figure 2", "A curve", "reproduced", artifact="x-fig2", claims=["c2"]),
+        Item("Algorithm 1", "The mechanism", "implemented", code="ldp_companion.get_mechanism"),
+        Item("Table I", "Notation", "not reproduced",
+             reason="a table of symbols with no result in it to recompute or check")]
+NOTEBOOK = "(x-fig2)=\n## Fig. 2\n"
+
+
+def test_a_consistent_list_has_no_problems():
+    paper = _paper(*GOOD)
+    assert paper.refs == ["Lemma 1", "Fig. 2", "Alg. 1", "Table I"]
+    assert paper.problems(_ledger(c1=["Lemma 1"], c2=["Fig. 2"]), NOTEBOOK) == []
+    assert list(paper.table()["status"]) == ["checked", "reproduced", "implemented",
+                                             "not reproduced"]
+
+
+def test_a_ref_missing_from_the_list_is_caught():
+    problems = _paper(*GOOD).problems(_ledger(c1=["Lemma 1"], c2=["Fig. 2", "Lemma 9"]),
+                                      NOTEBOOK)
+    assert problems == ["claim 'c2' cites 'Lemma 9', not in the paper's list"]
+
+
+def test_a_checked_item_naming_an_unknown_claim_is_caught():
+    problems = _paper(*GOOD).problems(_ledger(c2=["Fig. 2"]), NOTEBOOK)
+    assert problems == ["Lemma 1 names claim 'c1', which the ledger does not have"]
+
+
+def test_a_checked_item_whose_claim_cites_something_else_is_caught():
+    problems = _paper(*GOOD).problems(_ledger(c1=["Fig. 2"], c2=["Fig. 2"]), NOTEBOOK)
+    assert "Lemma 1 names claim 'c1', whose ref does not cite it" in problems
+
+
+def test_a_reproduced_item_must_name_an_artifact_the_chapter_has():
+    with pytest.raises(ValueError, match="no artifact"):
+        Item("Fig. 2", "A curve", "reproduced")
+    problems = _paper(*GOOD).problems(_ledger(c1=["Lemma 1"], c2=["Fig. 2"]), "## no label\n")
+    assert problems == ["Fig. 2 is reproduced in 'x-fig2', which the chapter lacks"]
+
+
+def test_an_item_without_a_valid_status_is_refused():
+    with pytest.raises(TypeError):
+        Item("Lemma 1", "A bound")  # no status at all
+    with pytest.raises(ValueError, match="status must be one of"):
+        Item("Lemma 1", "A bound", "done")
+
+
+@pytest.mark.parametrize("reason", ["not done yet", "Not done yet: the chapter will draw it later.",
+                                    "out of scope for this book, which we will revisit", "n/a"])
+def test_a_generic_reason_is_refused(reason):
+    with pytest.raises(ValueError, match="not specific"):
+        Item("Fig. 9", "A curve", "not reproduced", reason=reason)
+
+
+def test_a_cited_item_must_be_checked_or_reproduced():
+    paper = _paper(*GOOD)
+    problems = paper.problems(_ledger(c1=["Lemma 1"], c2=["Fig. 2", "Table I"]), NOTEBOOK)
+    assert problems == ["Table I is cited by a claim but its status is 'not reproduced'"]
+
+
+def test_items_are_unique_and_a_placeholder_has_nothing_done():
+    with pytest.raises(ValueError, match="listed twice"):
+        _paper(GOOD[0], Item("Lemma 1", "again", "planned", plan="check it by Monte Carlo"))
+    with pytest.raises(ValueError, match="placeholder"):
+        _paper(*GOOD, placeholder=True)
+
+
+@pytest.mark.parametrize("chapter", sorted(book.ITEMS))
+def test_every_chapter_list_is_well_formed(chapter):
+    paper = book.ITEMS[chapter]
+    assert paper.chapter == chapter and paper.items
+    assert {i.status for i in paper.items} <= set(STATUSES)
+    for item in paper.items:
+        if item.status == "implemented":
+            module, _, name = item.code.rpartition(".")
+            assert hasattr(importlib.import_module(module), name), item.code
+    source = (runner.REPO / "notebooks" / f"{chapter}.md").read_text()
+    for item in paper.items:
+        if item.status == "reproduced":
+            assert f"({item.artifact})=" in source, f"{item.ref}: no label {item.artifact}"
+
+
+@pytest.mark.parametrize("chapter", sorted(book.ITEMS))
+def test_every_mapped_claim_ref_is_in_the_list(chapter):
+    """CLAIM_REFS (the ledger's source of refs) cites only items of the paper's list."""
+    module = importlib.import_module(f"{book.PACKAGES[chapter].__name__}.items")
+    refs = getattr(module, "CLAIM_REFS", {})
+    known = set(book.ITEMS[chapter].refs)
+    from ldp_companion.coverage import normalise_ref
+    bad = {cid: r for cid, rs in refs.items() for r in rs if normalise_ref(r) not in known}
+    assert not bad
