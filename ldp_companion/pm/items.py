@@ -11,7 +11,7 @@ __all__ = ["ITEMS", "CLAIM_REFS"]
 # notebooks/03-pm-three-outputs.md that check them.
 # Sources read: shared/papers/pm-three-outputs-hmtp.txt (lossy dump),
 # shared/papers/pm-three-outputs-hmtp.brief.md, and the notebook's code cells.
-# Items are in paper order (first appearance/placement in the dump). Module paths are the
+# Items are in paper order (first appearance/placement in the text we have). Module paths are the
 # post-refactor ones (ldp_companion.pm.*, ldp_companion.mechanisms.*).
 
 _ITEMS = [
@@ -89,13 +89,13 @@ _ITEMS = [
      "title": "Minimum worst-case variance of Three-Outputs at the optimal P(0|0)",
      "status": "checked",
      "claims": ["lemma4-table", "fig1-values", "beyond-lp", "beyond-lp-brief"]},
-    # Fig. 3 is never named in the dump (no caption, no reference), but Fig. 2 and Fig. 4 are,
+    # Fig. 3 is never named in the text we have (no caption, no reference), but Fig. 2 and Fig. 4 are,
     # and IEEE numbering is consecutive, so it exists; placed between Sec. III-A (Fig. 2) and
     # Sec. V-B (Fig. 4) -- its exact position and content are unknown.
     {"ref": "Fig. 3",
-     "title": "Unknown: caption and every reference lost from the dump",
+     "title": "Unknown: caption and every reference lost from the text we have",
      "status": "not reproduced",
-     "reason": "neither its caption nor any reference to it survives in the text dump, so what "
+     "reason": "neither its caption nor any reference to it survives in the text we have, so what "
                "it shows cannot be determined; its existence is inferred only from Figs. 2 and "
                "4 being numbered."},
 
@@ -137,12 +137,12 @@ _ITEMS = [
     {"ref": "Lemma 9",
      "title": "Discretization never lowers the worst-case noise variance",
      "status": "checked", "claims": ["lemma9"]},
-    # Fig. 5 is never named in the dump either, but Figs. 4 and 6 are, so it exists; it lies
+    # Fig. 5 is never named in the text we have either, but Figs. 4 and 6 are, so it exists; it lies
     # somewhere between Sec. V-B and Sec. VII-A (placed here as a guess).
     {"ref": "Fig. 5",
-     "title": "Unknown: caption and every reference lost from the dump",
+     "title": "Unknown: caption and every reference lost from the text we have",
      "status": "not reproduced",
-     "reason": "neither its caption nor any reference to it survives in the text dump, so what "
+     "reason": "neither its caption nor any reference to it survives in the text we have, so what "
                "it shows cannot be determined; its existence is inferred only from Figs. 4 and "
                "6 being numbered."},
 
@@ -242,7 +242,7 @@ _ITEMS = [
     {"ref": "Fig. 16",
      "title": "Sign check in Lemma 4 proof for the regime above ln 4",
      "status": "not reproduced",
-     "reason": "its plotted expression (Appendix E, after Eq. (85)) is lost from the dump, so it "
+     "reason": "its plotted expression (Appendix E, after Eq. (85)) is lost from the text we have, so it "
                "would first have to be re-derived; the chapter checks Lemma 4's result directly "
                "instead (lemma4-table, lemma4-thresholds, lemma23-grid)."},
     # REPRODUCIBLE OFFLINE: the cubic of Eqs. (92)/(117) is ldp_companion.pm.theory.cubic_dv_da;
@@ -250,7 +250,7 @@ _ITEMS = [
     {"ref": "Fig. 17",
      "title": "Sign of the cubic's real root in Case 1 of Lemma 4 proof",
      "status": "not reproduced",
-     "reason": "the plotted quantity of Case 1 (Appendix E, Eq. (118)) is lost from the dump and "
+     "reason": "the plotted quantity of Case 1 (Appendix E, Eq. (118)) is lost from the text we have and "
                "would have to be re-derived from the cubic; the chapter checks the resulting "
                "Eq. (5) and its thresholds directly (lemma4-table, lemma4-thresholds)."},
     # REPRODUCIBLE OFFLINE: Eqs. (119)-(120) are values of the cubic
@@ -258,7 +258,7 @@ _ITEMS = [
     {"ref": "Fig. 18",
      "title": "Signs of Eqs. (119)-(120) for the cubic in Lemma 4 proof",
      "status": "not reproduced",
-     "reason": "the plotted expressions of Eqs. (119)-(120) are lost from the dump and would have "
+     "reason": "the plotted expressions of Eqs. (119)-(120) are lost from the text we have and would have "
                "to be re-derived from the cubic; the chapter checks the resulting Eq. (5) "
                "directly (lemma4-table, lemma23-grid)."},
     # REPRODUCIBLE OFFLINE: plot the three roots of ldp_companion.pm.theory.cubic_dv_da over ε
@@ -266,7 +266,7 @@ _ITEMS = [
     {"ref": "Fig. 19",
      "title": "Choice of the correct cubic root in Case 3 of Lemma 4 proof",
      "status": "not reproduced",
-     "reason": "the plotted root expression (Eq. (121)) is lost from the dump and would have to "
+     "reason": "the plotted root expression (Eq. (121)) is lost from the text we have and would have to "
                "be re-derived; the chapter instead confirms the chosen root against bounded "
                "minimisation and a grid search (lemma4-table, lemma23-grid)."},
     # ---- Appendix -H ------------------------------------------------------------------------
@@ -274,7 +274,7 @@ _ITEMS = [
      "title": "Numerical inequality check used in Appendix H (HM-TP analysis)",
      "status": "not reproduced",
      "reason": "the inequality it plots (Appendix H, used by the HM-TP case analysis of Appendix "
-               "U) is lost from the dump and cannot be identified; the chapter checks HM-TP's "
+               "U) is lost from the text we have and cannot be identified; the chapter checks HM-TP's "
                "resulting worst-case variance instead (fig1-values)."},
     # ---- Appendix -M (proof of Lemma 10): captions partly survive ("Figure 21: ..." etc.) ---
     {"ref": "Fig. 21",
@@ -286,7 +286,7 @@ _ITEMS = [
     {"ref": "Fig. 22",
      "title": "Case split on a function in the Lemma 10 proof",
      "status": "not reproduced",
-     "reason": "its caption and plotted function (Appendix M) are lost from the dump; the chapter "
+     "reason": "its caption and plotted function (Appendix M) are lost from the text we have; the chapter "
                "checks the optimal β through HM-TP's worst-case variance instead (fig1-values, "
                "hmtp-le-parts)."},
     {"ref": "Fig. 23",
@@ -319,7 +319,7 @@ _ITEMS = [
     {"ref": "Fig. 27",
      "title": "A value is negative on an ε range (Appendix O)",
      "status": "not reproduced",
-     "reason": "the plotted value (Appendix O) is lost from the dump; the chapter checks HM-TP's "
+     "reason": "the plotted value (Appendix O) is lost from the text we have; the chapter checks HM-TP's "
                "resulting worst-case variance instead (fig1-values, hmtp-le-parts)."},
     # ---- Appendix -S (choice of k) -----------------------------------------------------------
     # The notebook's "Appendix S: the best ε1 per mechanism" plot of h(ε1) = ε1·max_x E[Y²|x]
@@ -422,14 +422,14 @@ CLAIM_REFS = {
 # Status counts: checked 28, reproduced 8, implemented 1, not reproduced 19 (7 of them flagged
 #   REPRODUCIBLE OFFLINE: Figs. 11, 12, 13 with stand-in data; Figs. 16-19 once the lost
 #   plotted expression is re-derived).
-# The only "Theorem" in the dump is "Theorem 2.2 of [47]" (Dwork & Roth, group privacy),
+# The only "Theorem" in the text we have is "Theorem 2.2 of [47]" (Dwork & Roth, group privacy),
 #   an external reference, not an item of this paper. No Corollary or Proposition occurs.
 # Remark 1 (after Lemma 4) is numbered but its text is lost and "Remark" is not one of the
 #   canonical kinds, so it is not listed; its probable content (a* = 0 below ln 2, so
 #   Three-Outputs = Duchi) is what three-outputs-leaves-duchi checks (mapped to Table II and
 #   Lemma 4). The unnumbered "Symmetric Mechanism" definition (Sec. V-A) is not listed either.
 # Lost numbering / existence judgements:
-#   - Fig. 3 and Fig. 5 are never named anywhere in the dump. Figs. 2, 4 and 6 are, and IEEE
+#   - Fig. 3 and Fig. 5 are never named anywhere in the text we have. Figs. 2, 4 and 6 are, and IEEE
 #     figure numbering is consecutive (algorithms have their own counter), so both exist;
 #     content and exact placement unknown (Fig. 3 placed in Sec. V-A, Fig. 5 in Sec. V-D, as
 #     guesses).

@@ -13,9 +13,9 @@ __all__ = ["ITEMS"]
 # title), Tables I-V, Figures 1-3. Zero hits for Lemma/Corollary/Proposition/Remark/Appendix.
 # No numbering gaps: every sequence is continuous (Def 1-2, Alg 1-2, Thm 1-3, Table I-V, Fig 1-3).
 # The paper has NO appendix; the text ends with Conclusion, Acknowledgments and References.
-# Order = order of appearance in the dump (line numbers in comments). Figure captions appear after
-# Table V in the dump, and Figs. 1-3 are first cited in Sec. V-C, after Table V, so that order holds.
-# Figures 1-3 are images missing from the dump: their epsilon grids and curve values are unknown.
+# Order = order of appearance in the text we have (line numbers in comments). Figure captions appear after
+# Table V in the text we have, and Figs. 1-3 are first cited in Sec. V-C, after Table V, so that order holds.
+# Figures 1-3 are images missing from the text we have: their epsilon grids and curve values are unknown.
 
 _ITEMS = [
     # line 75, Sec. III-A
@@ -145,7 +145,7 @@ _ITEMS = [
 #   kind_of_work: check 3 (Thm 1-3); figure/table to reproduce 4 (Table V, Figs. 1-3);
 #   definition/algorithm to implement 4 (Def. 1-2, Alg. 1-2); context 4 (Tables I-IV).
 #   status: planned 14; not reproduced 1 (Table I, a notation table).
-# Numbering: no gaps and no appendix (checked by grep; the dump ends with the references).
+# Numbering: no gaps and no appendix (checked by grep; the text we have ends with the references).
 #   No Lemma, Proposition, Corollary or Remark appears anywhere in the paper. Theorem 2 has no title.
 #   Equations (1)-(23) are not items. Footnote 1 (the MobileNetV2 weights URL) is not an item.
 # Ambiguities:

@@ -15,7 +15,7 @@ __all__ = ["ITEMS"]
 #   Definitions 1-11: complete. Defs 1-6 in Sec. III, 7-9 in Sec. IV, 10 (MM) and 11 (MVG) in Sec. VII.
 #   Lemmas 1-3: complete. Theorems 1-4: complete (Thm 4 is MVG's condition, quoted from [5]).
 #   Corollaries 1-2: complete. Algorithm 1: the only algorithm.
-#   Figs. 1-5: complete. Only captions are in the dump, no images.
+#   Figs. 1-5: complete. Only captions are in the text we have, no images.
 #   Tables I-IV: complete, roman numerals as printed.
 #   There are no Propositions, Remarks or numbered Examples.
 #   Other grep hits ("theorem a", "corollary c", "example i", "figure d", "algorithm ba") are lower-case
