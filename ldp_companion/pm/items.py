@@ -314,7 +314,7 @@ _ITEMS = [
      "title": "A first-order derivative is negative (Appendix O)",
      "status": "not reproduced",
      "reason": "the function whose derivative it plots (Appendix O, Eq. (159)) is lost from the "
-               "dump; the chapter checks HM-TP's resulting worst-case variance instead "
+               "text we have; the chapter checks HM-TP's resulting worst-case variance instead "
                "(fig1-values, hmtp-le-parts)."},
     {"ref": "Fig. 27",
      "title": "A value is negative on an ε range (Appendix O)",
