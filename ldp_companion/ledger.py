@@ -24,10 +24,14 @@ import pandas as pd
 
 from ldp_companion.coverage import normalise_ref
 
-__all__ = ["Claim", "Ledger", "VERDICTS", "VERDICT_COLORS", "load_ledgers", "verdict_counts",
+__all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "VERDICT_COLORS", "load_ledgers", "verdict_counts",
            "verdict_table_html", "LEDGER_DIR_ENV"]
 
-VERDICTS = ("holds", "partly", "fails", "not checked offline")
+VERDICTS = ("holds", "partly", "fails", "inconclusive", "not checked offline")
+#: What a claim is about: a result the paper's conclusions rest on (a theorem, a privacy
+#: guarantee, a headline result), a typo or wording slip its own results do not depend on, or a
+#: question this book asks beyond the paper (its verdict is not a verdict on the paper).
+KINDS = ("substantive", "erratum", "beyond the paper")
 LEDGER_DIR_ENV = "LDP_COMPANION_LEDGER_DIR"
 _SUFFIX = ".ledger.json"
 
@@ -45,6 +49,7 @@ class Claim:
     note: str = ""
     section: str = ""
     ref: tuple = ()
+    kind: str = "substantive"
 
 
 def _fmt(value) -> str:
@@ -73,17 +78,27 @@ class Ledger:
     refs : mapping, optional
         ``claim_id -> ref or list of refs``: where in the paper each claim comes from, for
         claims recorded without ``ref=``.
+    kinds : mapping, optional
+        ``claim_id -> kind`` (see :data:`KINDS`) for claims recorded without ``kind=``;
+        the default kind is ``"substantive"``.
     """
 
-    def __init__(self, chapter: str, refs: dict | None = None):
+    def __init__(self, chapter: str, refs: dict | None = None, kinds: dict | None = None):
         if not isinstance(chapter, str) or not chapter.strip():
             raise ValueError("chapter must be a non-empty string")
         self.chapter = chapter
         self._refs = dict(refs or {})
+        self._kinds = dict(kinds or {})
         self._claims: dict[str, Claim] = {}
 
     def __len__(self) -> int:
         return len(self._claims)
+
+    def _kind(self, claim_id, kind) -> str:
+        kind = self._kinds.get(claim_id, "substantive") if kind is None else kind
+        if kind not in KINDS:
+            raise ValueError(f"claim {claim_id!r}: kind must be one of {KINDS}, got {kind!r}")
+        return kind
 
     def _ref(self, claim_id, ref) -> tuple:
         ref = self._refs.get(claim_id) if ref is None else ref
@@ -93,7 +108,7 @@ class Ledger:
                              "ref='Lemma 4' (or a list), or list it in the ledger's refs")
         return tuple(dict.fromkeys(normalise_ref(r) for r in refs))
 
-    def _add(self, claim_id, statement, paper, ours, verdict, note, section, ref) -> Claim:
+    def _add(self, claim_id, statement, paper, ours, verdict, note, section, ref, kind) -> Claim:
         if not isinstance(claim_id, str) or not claim_id:
             raise ValueError("claim_id must be a non-empty string")
         if claim_id in self._claims:
@@ -101,12 +116,12 @@ class Ledger:
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
         claim = Claim(self.chapter, claim_id, statement, _fmt(paper), _fmt(ours), verdict,
-                      note, section, self._ref(claim_id, ref))
+                      note, section, self._ref(claim_id, ref), self._kind(claim_id, kind))
         self._claims[claim_id] = claim
         return claim
 
     def close(self, claim_id: str, statement: str, paper, ours, *, rtol: float = 0.0,
-              atol: float = 0.0, note: str = "", section: str = "", ref=None) -> Claim:
+              atol: float = 0.0, note: str = "", section: str = "", ref=None, kind=None) -> Claim:
         """Claim that ``ours`` equals the paper's value within ``atol + rtol*|paper|``.
 
         Arrays are compared entry by entry: all close gives ``holds``, some ``partly``,
@@ -119,10 +134,10 @@ class Ledger:
             raise ValueError("give rtol or atol: an exact float comparison is not a check")
         tol = f"tolerance {atol:g} + {rtol:g}·|paper|"
         return self._add(claim_id, statement, paper, ours, _verdict(ok),
-                         f"{note} ({tol})".strip(), section, ref)
+                         f"{note} ({tol})".strip(), section, ref, kind)
 
     def bound(self, claim_id: str, statement: str, paper, ours, *, relation: str = "<=",
-              slack: float = 0.0, note: str = "", section: str = "", ref=None) -> Claim:
+              slack: float = 0.0, note: str = "", section: str = "", ref=None, kind=None) -> Claim:
         """Claim that ``ours <= paper + slack`` (or ``>=`` with ``relation='>='``)."""
         p = np.asarray(paper, float)
         o = np.asarray(ours, float)
@@ -133,24 +148,84 @@ class Ledger:
         else:
             raise ValueError("relation must be '<=' or '>='")
         return self._add(claim_id, statement, f"{relation} {_fmt(paper)}", ours, _verdict(ok),
-                         note, section, ref)
+                         note, section, ref, kind)
 
     def condition(self, claim_id: str, statement: str, ok, *, paper="", ours=None,
-                  note: str = "", section: str = "", ref=None) -> Claim:
+                  note: str = "", section: str = "", ref=None, kind=None) -> Claim:
         """Claim decided by a boolean (or boolean array) computed in the chapter."""
         ok = np.asarray(ok)
         if ok.dtype != bool:
             raise TypeError("ok must be a boolean or a boolean array computed by a comparison")
         return self._add(claim_id, statement, paper, ok if ours is None else ours,
-                         _verdict(ok), note, section, ref)
+                         _verdict(ok), note, section, ref, kind)
+
+    def difference(self, claim_id: str, statement: str, diffs, *, test: str = "t",
+                   level: float = 0.95, paper="", note: str = "", section: str = "",
+                   ref=None, kind=None) -> Claim:
+        """Claim that a difference between two methods is positive, judged against the spread
+        of the runs.
+
+        Parameters
+        ----------
+        diffs : array_like, shape (cells, runs) or (runs,)
+            Per run, the difference in the claim's favour (e.g. the error of the method the
+            paper says is worse minus the error of the one it says is better), one row per
+            setting (data set, ε, ...).
+        test : {"t", "sign"}
+            One-sample t-test of the mean difference, or sign test of the median difference
+            (for a claim about medians, or heavy-tailed errors).
+        level : float
+            Family-wise confidence: each cell's two-sided test is at ``1 - (1 - level) / cells``
+            (Bonferroni), so that with no real difference anywhere the chance of deciding any
+            cell is at most ``1 - level``.
+
+        Each cell *holds* when the test puts the difference above 0, *fails* when below 0, and
+        is *undecided* otherwise (the difference is within the run-to-run spread). The claim
+        holds when every cell holds, fails when every cell fails, is ``partly`` when some cells
+        hold, and ``inconclusive`` when no cell fails and at least one cannot be decided: the run
+        cannot tell the methods apart there.
+        """
+        from scipy import stats
+
+        d = np.atleast_2d(np.asarray(diffs, float))
+        if d.ndim != 2 or d.shape[1] < 2 or not np.all(np.isfinite(d)):
+            raise ValueError("diffs must be finite, shape (cells, runs) with at least 2 runs")
+        if not 0.5 < level < 1.0:
+            raise ValueError(f"level must be in (0.5, 1), got {level!r}")
+        alpha = (1.0 - level) / d.shape[0]
+        if test == "t":
+            mean, se = d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(se > 0, mean / se, np.sign(mean) * np.inf)
+            crit = stats.t.isf(alpha / 2, d.shape[1] - 1)
+            sign = np.where(t > crit, 1, np.where(t < -crit, -1, 0))
+            how = f"t-tests over {d.shape[1]} runs, family-wise {level:.0%}"
+        elif test == "sign":
+            pos, neg = (d > 0).sum(axis=1), (d < 0).sum(axis=1)
+            p = np.array([stats.binomtest(int(a), int(a + b)).pvalue if a + b else 1.0
+                          for a, b in zip(pos, neg)])
+            sign = np.where(p < alpha, np.sign(pos - neg), 0)
+            how = f"sign tests over {d.shape[1]} runs, family-wise {level:.0%}"
+        else:
+            raise ValueError(f"test must be 't' or 'sign', got {test!r}")
+        n_hold, n_fail = int((sign > 0).sum()), int((sign < 0).sum())
+        n_undecided = len(sign) - n_hold - n_fail
+        if n_fail == 0:
+            verdict = "holds" if n_undecided == 0 else "inconclusive"
+        else:
+            verdict = "partly" if n_hold else "fails"
+        ours = (f"{n_hold} cells in favour, {n_fail} against, {n_undecided} within the spread "
+                f"(of {len(sign)})")
+        return self._add(claim_id, statement, paper, ours, verdict,
+                         f"{note} ({how})".strip(), section, ref, kind)
 
     def not_checked(self, claim_id: str, statement: str, reason: str, *, paper="",
-                    section: str = "", ref=None) -> Claim:
+                    section: str = "", ref=None, kind=None) -> Claim:
         """A claim this run could not check (e.g. its data are not available offline)."""
         if not reason:
             raise ValueError("say why the claim is not checked")
         return self._add(claim_id, statement, paper, None, "not checked offline", reason,
-                         section, ref)
+                         section, ref, kind)
 
     def claims(self) -> list[Claim]:
         return list(self._claims.values())
@@ -199,7 +274,20 @@ def load_ledgers(directory: str | os.PathLike) -> pd.DataFrame:
 
 
 VERDICT_COLORS = {"holds": "#d4edda", "partly": "#fff3cd", "fails": "#f8d7da",
-                  "not checked offline": "#e2e3e5"}
+                  "inconclusive": "#d6eaf8", "not checked offline": "#e2e3e5"}
+
+
+def findings(claims: pd.DataFrame) -> pd.DataFrame:
+    """Claims grouped into distinct findings: one row per (chapter, kind, paper item), where the
+    paper item is a claim's first ref. A theorem checked three ways is one finding; its verdict
+    is the worst of its claims' (fails > partly > inconclusive > holds)."""
+    order = {"fails": 0, "partly": 1, "inconclusive": 2, "holds": 3, "not checked offline": 4}
+    rows = claims.assign(item=[r[0] if len(r) else "" for r in claims["ref"]],
+                         rank=claims["verdict"].map(order))
+    grouped = rows.sort_values("rank", kind="stable").groupby(["chapter", "kind", "item"],
+                                                              sort=False)
+    out = grouped.agg(verdict=("verdict", "first"), claims=("claim_id", list)).reset_index()
+    return out.sort_values(["chapter", "kind", "item"], ignore_index=True)
 
 
 def verdict_counts(claims: pd.DataFrame) -> pd.DataFrame:
@@ -228,11 +316,12 @@ def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str
         if not chapter_column and c.section:
             claim = f'<a href="{escape(href)}"><b>{escape(c.claim_id)}</b></a><br>' \
                     f"{escape(c.statement)}"
+        kind = "" if c.kind == "substantive" else f" <i>({escape(c.kind)})</i>"
         rows.append(
             f'<tr style="background:{VERDICT_COLORS[c.verdict]}">{first}'
             f"<td>{claim}</td><td>{escape('; '.join(c.ref))}</td>"
             f"<td>{escape(c.paper)}</td><td>{escape(c.ours)}</td>"
-            f"<td><b>{escape(c.verdict)}</b><br><small>{escape(c.note)}</small></td></tr>")
+            f"<td><b>{escape(c.verdict)}</b>{kind}<br><small>{escape(c.note)}</small></td></tr>")
     names = ("chapter",) * chapter_column + ("claim", "in the paper", "paper", "ours", "verdict")
     head = "".join(f"<th>{h}</th>" for h in names)
     return (f'<table class="ldp-verdicts"><thead><tr>{head}</tr></thead>'

@@ -6,14 +6,30 @@ import pandas as pd
 
 from ldp_companion.validation import check_positive_int, check_rng
 
-__all__ = ["moment_check"]
+__all__ = ["moment_check", "bonferroni_z"]
+
+
+def bonferroni_z(cells: int, family_error: float = 1e-3) -> float:
+    """Two-sided |z| bound that a correct sampler exceeds in any of ``cells`` independent cells
+    with probability at most ``family_error`` (Bonferroni): ``Phi^-1(1 - family_error / 2 cells)``.
+    """
+    from scipy import stats
+
+    cells = check_positive_int(cells, "cells")
+    if not 0.0 < family_error < 1.0:
+        raise ValueError(f"family_error must be in (0, 1), got {family_error!r}")
+    return float(stats.norm.isf(family_error / (2 * cells)))
 
 
 def moment_check(mechanism, xs, n: int, rng: np.random.Generator) -> pd.DataFrame:
     """Compare the empirical mean and variance of ``n`` outputs per input with the closed forms.
 
     For each input ``x`` the z-score of the sample mean is ``(mean - x) / sqrt(Var(x) / n)``
-    (``Var`` the closed form), and the relative variance error is ``s^2 / Var(x) - 1``.
+    (``Var`` the closed form), the relative variance error is ``s^2 / Var(x) - 1``, and its
+    z-score is ``(s^2 - Var(x)) / se``, with ``se^2 = (mu4 - (n - 3) / (n - 1) Var(x)^2) / n`` the
+    exact variance of the unbiased sample variance of ``n`` i.i.d. draws (``mu4`` the central
+    fourth moment of the exact output law, so heavy tails such as Laplace's widen it and
+    two-point laws such as Duchi's at ``x = 0`` shrink it correctly).
 
     Parameters
     ----------
@@ -26,7 +42,7 @@ def moment_check(mechanism, xs, n: int, rng: np.random.Generator) -> pd.DataFram
 
     Returns
     -------
-    DataFrame with columns ``x, mean, var, var_closed_form, z, rel_var_error``.
+    DataFrame with columns ``x, mean, var, var_closed_form, z, rel_var_error, z_var``.
     """
     n = check_positive_int(n, "n")
     rng = check_rng(rng)
@@ -35,7 +51,10 @@ def moment_check(mechanism, xs, n: int, rng: np.random.Generator) -> pd.DataFram
     for x in xs:  # one vectorized draw of n outputs per input
         y = mechanism.privatize(np.full(n, x), rng)
         v = float(mechanism.variance(x))
-        rows.append({"x": x, "mean": y.mean(), "var": y.var(ddof=1), "var_closed_form": v,
+        s2 = y.var(ddof=1)
+        mu4 = mechanism.output_law(float(x)).expect(lambda t, x=x: (t - x) ** 4)
+        se_var = np.sqrt((mu4 - (n - 3) / (n - 1) * v**2) / n)
+        rows.append({"x": x, "mean": y.mean(), "var": s2, "var_closed_form": v,
                      "z": (y.mean() - x) / np.sqrt(v / n),
-                     "rel_var_error": y.var(ddof=1) / v - 1.0})
+                     "rel_var_error": s2 / v - 1.0, "z_var": (s2 - v) / se_var})
     return pd.DataFrame(rows)

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ldp_companion.coverage import normalise_ref
-from ldp_companion.ledger import (LEDGER_DIR_ENV, Ledger, load_ledgers, verdict_counts,
-                                  verdict_table_html)
+from ldp_companion.ledger import (LEDGER_DIR_ENV, Ledger, findings, load_ledgers,
+                                  verdict_counts, verdict_table_html)
 
 REFS = {k: "Lemma 1" for k in "abcde"}
 
@@ -115,3 +115,46 @@ def test_normalise_ref(text, canon):
 def test_normalise_ref_refuses_other_forms(bad):
     with pytest.raises(ValueError, match="unrecognised ref"):
         normalise_ref(bad)
+
+
+def test_difference_decides_only_outside_the_spread():
+    rng = np.random.default_rng(3)
+    led = Ledger("ch", refs={k: "Fig. 3" for k in "abcdefg"})
+    clear = 1.0 + 0.1 * rng.standard_normal((4, 10))
+    noise = 0.01 + rng.standard_normal((4, 10))          # mean difference within the spread
+    assert led.difference("a", "A beats B", clear).verdict == "holds"
+    assert led.difference("b", "B beats A", -clear).verdict == "fails"
+    assert led.difference("c", "A beats B", noise).verdict == "inconclusive"
+    mixed = np.vstack([clear[:2], -clear[2:]])
+    assert led.difference("d", "A beats B", mixed).verdict == "partly"
+    some_undecided = np.vstack([clear[:2], noise[2:]])
+    assert led.difference("e", "A beats B", some_undecided).verdict == "inconclusive"
+    assert led.difference("f", "medians", clear, test="sign").verdict == "holds"
+    claim = led.difference("g", "medians", noise, test="sign")
+    assert claim.verdict == "inconclusive" and "sign test" in claim.note
+
+
+def test_difference_refuses_too_few_runs_and_bad_tests():
+    led = Ledger("ch", refs={"a": "Fig. 3"})
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        led.difference("a", "s", [[1.0], [2.0]])
+    with pytest.raises(ValueError, match="test must be"):
+        led.difference("a", "s", np.ones((2, 3)), test="wilcoxon")
+
+
+def test_kinds_and_findings():
+    led = Ledger("ch", refs={"a": "Theorem 2", "b": "Theorem 2", "c": "Fig. 1", "d": "Sec. 4.2"},
+                 kinds={"d": "erratum"})
+    led.condition("a", "s", np.array([True]))
+    led.condition("b", "s", np.array([False]))
+    led.condition("c", "s", np.array([True, False]))
+    led.condition("d", "s", np.array([False]))
+    with pytest.raises(ValueError, match="kind must be one of"):
+        led.condition("e", "s", np.array([True]), ref="Fig. 2", kind="typo")
+    claims = led.table()
+    assert list(claims["kind"]) == ["substantive"] * 3 + ["erratum"]
+    found = findings(claims)
+    assert len(found) == 3  # Theorem 2 checked twice is one finding
+    thm2 = found[found["item"] == "Theorem 2"].iloc[0]
+    assert thm2["verdict"] == "fails" and sorted(thm2["claims"]) == ["a", "b"]
+    assert "<i>(erratum)</i>" in verdict_table_html(claims)

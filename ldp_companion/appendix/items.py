@@ -2,7 +2,7 @@
 appendix's claims check. Data for :mod:`ldp_companion.coverage`."""
 from ldp_companion.coverage import Item, PaperItems
 
-__all__ = ["ITEMS", "CLAIM_REFS"]
+__all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 
 CLAIM_REFS = {
     "exact-all": ["Sec. A.1"],
@@ -11,6 +11,8 @@ CLAIM_REFS = {
     "empirical-mutants": ["Sec. A.2"],
     "tensor": ["Sec. A.3"],
 }
+
+CLAIM_KINDS: dict = {}  # every claim is about the method itself
 
 ITEMS = PaperItems("A-audit", "This book's privacy audit (appendix A)", [
     Item("Sec. A.1", "The exact audit: the true ε of a mechanism from its output law",

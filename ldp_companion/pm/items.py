@@ -4,7 +4,7 @@ Data for :mod:`ldp_companion.coverage` (statuses, claims, reasons); ``CLAIM_REFS
 """
 from ldp_companion.coverage import Item, PaperItems
 
-__all__ = ["ITEMS", "CLAIM_REFS"]
+__all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 
 # Numbered items of Zhao et al. 2020, "Local Differential Privacy based Federated Learning for
 # the Internet of Things" (arXiv:2004.08856), and the ledger claims of
@@ -88,7 +88,7 @@ _ITEMS = [
     {"ref": "Lemma 5",
      "title": "Minimum worst-case variance of Three-Outputs at the optimal P(0|0)",
      "status": "checked",
-     "claims": ["lemma4-table", "fig1-values", "beyond-lp", "beyond-lp-brief"]},
+     "claims": ["lemma4-table", "fig1-values", "beyond-lp", "beyond-lp-values"]},
     # Fig. 3 is never named in the text we have (no caption, no reference), but Fig. 2 and Fig. 4 are,
     # and IEEE numbering is consecutive, so it exists; placed between Sec. III-A (Fig. 2) and
     # Sec. V-B (Fig. 4) -- its exact position and content are unknown.
@@ -387,7 +387,7 @@ CLAIM_REFS = {
     "lemma4-factor": ["Lemma 4"],
     # beyond the paper
     "beyond-lp": ["Lemma 4", "Lemma 5"],
-    "beyond-lp-brief": ["Lemma 5"],
+    "beyond-lp-values": ["Lemma 5"],
     # discretization
     "disc-table": ["Alg. 5"],
     "lemma9": ["Lemma 9"],
@@ -456,8 +456,8 @@ CLAIM_REFS = {
 #     are candidates), so it is a partial check of Lemma 10.
 #   - lemma23-grid -> Lemmas 2, 3 and 4: the grid search tests that Eq. (5) (Lemma 4) is
 #     optimal in the family that Lemmas 2-3 reduce to.
-#   - beyond-lp / beyond-lp-brief: brief's extension (LP over all three-output mechanisms);
-#     mapped to the optimality of Lemmas 4-5 (beyond-lp-brief to Lemma 5 only).
+#   - beyond-lp / beyond-lp-values: our extension (LP over all three-output mechanisms);
+#     mapped to the optimality of Lemmas 4-5 (beyond-lp-values to Lemma 5 only).
 #   - pmsub-close -> Sec. V-C (prose: "comparable utility", "t close to e^{ε/3}").
 #   - disc-table -> Alg. 5 only (the brief's worst-case table of discretized PM-SUB); it also
 #     underlies fig15.
@@ -479,6 +479,13 @@ CLAIM_REFS = {
 #   Vehicle-like synthetic + digits), Figs. 8-10 (synthetic tasks, breast-cancer SVM for
 #   Vehicle); the paper profile swaps in the real files.
 # Alg. 1 has no claim of its own (the ERM claims test Figs. 8-10), so it is "implemented".
+
+# Claims that are not about a result the paper's conclusions rest on (default: "substantive").
+CLAIM_KINDS = {
+    "lemma3-wording": "erratum",            # one adjective, its variable lost from the text
+    "beyond-lp": "beyond the paper",        # the LP over all three-output mechanisms is ours
+    "beyond-lp-values": "beyond the paper",
+}
 
 ITEMS = PaperItems("03-pm-three-outputs", "Zhao et al. 2020, Local Differential Privacy based Federated Learning for the Internet of Things",
                    [Item(**d) for d in _ITEMS], placeholder=False)

@@ -1,0 +1,46 @@
+"""Monte Carlo moment checks: z-scores for the mean and the variance that a correct sampler
+passes and a wrong one fails."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldp_companion import get_mechanism
+from ldp_companion.mechanisms.laplace import Laplace
+from ldp_companion.montecarlo import bonferroni_z, moment_check
+
+N = 200_000
+XS = [-1.0, 0.0, 0.3, 1.0]
+
+
+class _NoisyLaplace(Laplace):
+    """Samples with a scale ``factor`` times the stated one, keeps the stated variance."""
+
+    factor = 1.0
+
+    def _privatize(self, x, rng):
+        return x + rng.laplace(0.0, self.factor * self.scale, size=np.shape(x))
+
+
+def test_bonferroni_bound():
+    assert bonferroni_z(1, 0.05) == pytest.approx(stats.norm.isf(0.025), rel=1e-12)
+    assert bonferroni_z(160) == pytest.approx(4.5178, abs=1e-4)
+    with pytest.raises(ValueError):
+        bonferroni_z(10, 1.5)
+
+
+@pytest.mark.parametrize("name", ["laplace", "duchi", "pm", "hm_tp"])
+def test_correct_sampler_passes(name):
+    mc = moment_check(get_mechanism(name, 1.0), XS, N, np.random.default_rng(7))
+    bound = bonferroni_z(len(XS))
+    assert (mc["z"].abs() < bound).all() and (mc["z_var"].abs() < bound).all(), mc
+
+
+@pytest.mark.parametrize("factor", [np.sqrt(2.0), np.sqrt(1.05)])
+def test_wrong_variance_fails(factor):
+    """A 2x variance error, and even a 5 % one, is far outside the bound at n = 2e5."""
+    mech = type("Mutant", (_NoisyLaplace,), {"factor": factor})(1.0)
+    mc = moment_check(mech, XS, N, np.random.default_rng(7))
+    assert (mc["z_var"].abs() > bonferroni_z(len(XS))).all(), mc
+    assert (mc["z"].abs() < bonferroni_z(len(XS))).all()  # the mean is still right
