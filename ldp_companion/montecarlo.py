@@ -6,7 +6,7 @@ import pandas as pd
 
 from ldp_companion.validation import check_positive_int, check_rng
 
-__all__ = ["moment_check", "bonferroni_z"]
+__all__ = ["moment_check", "bonferroni_z", "means_match"]
 
 
 def bonferroni_z(cells: int, family_error: float = 1e-3) -> float:
@@ -58,3 +58,37 @@ def moment_check(mechanism, xs, n: int, rng: np.random.Generator) -> pd.DataFram
                      "z": (y.mean() - x) / np.sqrt(v / n),
                      "rel_var_error": s2 / v - 1.0, "z_var": (s2 - v) / se_var})
     return pd.DataFrame(rows)
+
+
+def means_match(means, sds, expected, runs: int, *, family_error: float = 1e-3,
+                pooled_z: float = 4.0):
+    """Do Monte Carlo means over ``runs`` repetitions match their expected values?
+
+    Each cell: ``t = (mean - expected) / (sd / sqrt(runs))`` against the Student-t bound with
+    ``runs - 1`` degrees of freedom, Bonferroni over the cells (family-wise ``family_error``).
+    With few runs each cell's test is weak, so the cells are also pooled: the mean relative gap
+    ``mean / expected - 1`` over all cells must be within ``pooled_z`` of its standard errors,
+    which a formula off by a constant factor fails.
+
+    Returns
+    -------
+    ok : ndarray of bool
+        One entry per cell, then one for the pooled test.
+    summary : dict
+        ``t_max``, ``t_bound``, ``mean_gap``, ``z_pooled``, ``largest_gap``.
+    """
+    from scipy import stats
+
+    means, sds, expected = (np.asarray(a, float) for a in (means, sds, expected))
+    if not means.shape == sds.shape == expected.shape or means.ndim != 1 or means.size < 2:
+        raise ValueError("means, sds and expected must be 1-d arrays of one shape (>= 2 cells)")
+    runs = check_positive_int(runs, "runs")
+    if runs < 2:
+        raise ValueError("runs must be at least 2 (a standard deviation needs two)")
+    t = (means - expected) / (sds / np.sqrt(runs))
+    t_bound = float(stats.t.isf(family_error / (2 * means.size), runs - 1))
+    rel = means / expected - 1.0
+    z = float(rel.mean() / (rel.std(ddof=1) / np.sqrt(rel.size)))
+    ok = np.r_[np.abs(t) < t_bound, abs(z) < pooled_z]
+    return ok, {"t_max": float(np.abs(t).max()), "t_bound": t_bound, "mean_gap": float(rel.mean()),
+                "z_pooled": z, "largest_gap": float(np.abs(rel).max())}

@@ -8,7 +8,7 @@ from scipy import stats
 
 from ldp_companion import get_mechanism
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.montecarlo import bonferroni_z, moment_check
+from ldp_companion.montecarlo import bonferroni_z, means_match, moment_check
 
 N = 200_000
 XS = [-1.0, 0.0, 0.3, 1.0]
@@ -44,3 +44,23 @@ def test_wrong_variance_fails(factor):
     mc = moment_check(mech, XS, N, np.random.default_rng(7))
     assert (mc["z_var"].abs() > bonferroni_z(len(XS))).all(), mc
     assert (mc["z"].abs() < bonferroni_z(len(XS))).all()  # the mean is still right
+
+
+def test_means_match_passes_a_correct_formula_and_fails_a_wrong_factor():
+    """288 cells of 10 runs of a chi-square(5)/5 MSE (relative sd 0.63 per run): the right
+    expectation passes; twice it, or 1.25 times it, fails (pooled); one cell off by 10x fails."""
+    rng = np.random.default_rng(5)
+    expected = rng.uniform(0.01, 10.0, 288)
+    runs = expected[:, None] * rng.chisquare(5, (288, 10)) / 5
+    means, sds = runs.mean(axis=1), runs.std(axis=1, ddof=1)
+    ok, summary = means_match(means, sds, expected, 10)
+    assert ok.all(), summary
+    for factor in (2.0, 1.25):
+        ok, summary = means_match(means, sds, factor * expected, 10)
+        assert not ok[-1], summary
+    broken = expected.copy()
+    broken[7] *= 10.0
+    ok, _ = means_match(means, sds, broken, 10)
+    assert not ok[7]
+    with pytest.raises(ValueError):
+        means_match(means, sds, expected, 1)
