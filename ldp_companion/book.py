@@ -20,8 +20,8 @@ from ldp_companion.spof import items as _spof_items, params as _spof_params
 from ldp_companion.tldp import items as _tldp_items, params as _tldp_params
 from ldp_companion.tvg import items as _tvg_items, params as _tvg_params
 
-__all__ = ["PACKAGES", "PARAMS", "ITEMS", "coverage", "chapter_number", "params_markdown", "sync_parameters",
-           "README_START", "README_END"]
+__all__ = ["PACKAGES", "PARAMS", "ITEMS", "coverage", "chapter_number", "params_markdown",
+           "sync_parameters", "README_START", "README_END"]
 
 PACKAGES: dict[str, ModuleType] = {
     "01-tldp": tldp, "02-tvg": tvg, "03-pm-three-outputs": pm, "04-spof": spof,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["STATUSES", "STATUS_COLORS", "KINDS", "Item", "PaperItems", "coverage_bar_html",
+__all__ = ["STATUSES", "STATUS_COLORS", "Item", "PaperItems", "coverage_bar_html",
            "items_table_html",
            "normalise_ref", "ref_kind"]
 
@@ -43,7 +43,7 @@ _PREFIXES = {
     "Sec.": ("section", "sec", "§"),
     "App.": ("appendix", "app"),
 }
-KINDS = {"Theorem": "theorem", "Lemma": "lemma", "Proposition": "proposition",
+_ITEM_KINDS = {"Theorem": "theorem", "Lemma": "lemma", "Proposition": "proposition",
          "Corollary": "corollary", "Definition": "definition", "Alg.": "algorithm",
          "Fig.": "figure", "Table": "table", "Eq.": "equation", "Sec.": "section",
          "App.": "appendix"}
@@ -83,7 +83,7 @@ def normalise_ref(text: str) -> str:
 
 def ref_kind(ref: str) -> str:
     """``"figure"`` for ``"Fig. 7"``, ``"lemma"`` for ``"Lemma 4"``, ..."""
-    return KINDS[normalise_ref(ref).split(" ", 1)[0]]
+    return _ITEM_KINDS[normalise_ref(ref).split(" ", 1)[0]]
 
 
 @dataclass(frozen=True)

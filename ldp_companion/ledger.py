@@ -24,8 +24,8 @@ import pandas as pd
 
 from ldp_companion.coverage import normalise_ref
 
-__all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "VERDICT_COLORS", "load_ledgers", "verdict_counts",
-           "verdict_table_html", "LEDGER_DIR_ENV"]
+__all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "VERDICT_COLORS", "load_ledgers",
+           "verdict_counts", "verdict_table_html", "LEDGER_DIR_ENV"]
 
 VERDICTS = ("holds", "partly", "fails", "inconclusive", "not checked offline")
 #: What a claim is about: a result the paper's conclusions rest on (a theorem, a privacy
@@ -181,33 +181,17 @@ class Ledger:
 
         Each cell *holds* when the test puts the difference above 0, *fails* when below 0, and
         is *undecided* otherwise (the difference is within the run-to-run spread). The claim
-        holds when every cell holds, fails when every cell fails, is ``partly`` when some cells
-        hold, and ``inconclusive`` when no cell fails and at least one cannot be decided: the run
-        cannot tell the methods apart there.
+        holds when every cell holds; when some cells fail it is ``partly`` if others hold and
+        ``fails`` if none do; when none fails but some cannot be decided it is ``inconclusive``:
+        the run cannot tell the methods apart there.
         """
-        from scipy import stats
-
         d = np.atleast_2d(np.asarray(diffs, float))
         if d.ndim != 2 or d.shape[1] < 2 or not np.all(np.isfinite(d)):
             raise ValueError("diffs must be finite, shape (cells, runs) with at least 2 runs")
         if not 0.5 < level < 1.0:
             raise ValueError(f"level must be in (0.5, 1), got {level!r}")
-        alpha = (1.0 - level) / d.shape[0]
-        if test == "t":
-            mean, se = d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.where(se > 0, mean / se, np.sign(mean) * np.inf)
-            crit = stats.t.isf(alpha / 2, d.shape[1] - 1)
-            sign = np.where(t > crit, 1, np.where(t < -crit, -1, 0))
-            how = f"t-tests over {d.shape[1]} runs, family-wise {level:.0%}"
-        elif test == "sign":
-            pos, neg = (d > 0).sum(axis=1), (d < 0).sum(axis=1)
-            p = np.array([stats.binomtest(int(a), int(a + b)).pvalue if a + b else 1.0
-                          for a, b in zip(pos, neg)])
-            sign = np.where(p < alpha, np.sign(pos - neg), 0)
-            how = f"sign tests over {d.shape[1]} runs, family-wise {level:.0%}"
-        else:
-            raise ValueError(f"test must be 't' or 'sign', got {test!r}")
+        sign = _cell_signs(d, test, (1.0 - level) / d.shape[0])
+        how = f"{test} tests over {d.shape[1]} runs, family-wise {level:.0%}"
         n_hold, n_fail = int((sign > 0).sum()), int((sign < 0).sum())
         n_undecided = len(sign) - n_hold - n_fail
         if n_fail == 0:
@@ -250,6 +234,25 @@ class Ledger:
         path.write_text(json.dumps([asdict(c) for c in self.claims()], indent=1,
                                    ensure_ascii=False))
         return path
+
+
+def _cell_signs(d: np.ndarray, test: str, alpha: float) -> np.ndarray:
+    """+1 / -1 / 0 per row of ``d``: the two-sided test at level ``alpha`` puts the mean
+    (``"t"``) or median (``"sign"``) difference above 0, below 0, or cannot decide."""
+    from scipy import stats
+
+    if test == "t":
+        mean, se = d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(se > 0, mean / se, np.sign(mean) * np.inf)
+        crit = stats.t.isf(alpha / 2, d.shape[1] - 1)
+        return np.where(t > crit, 1, np.where(t < -crit, -1, 0))
+    if test == "sign":
+        pos, neg = (d > 0).sum(axis=1), (d < 0).sum(axis=1)
+        p = np.array([stats.binomtest(int(a), int(a + b)).pvalue if a + b else 1.0
+                      for a, b in zip(pos, neg)])
+        return np.where(p < alpha, np.sign(pos - neg), 0)
+    raise ValueError(f"test must be 't' or 'sign', got {test!r}")
 
 
 def _verdict(ok: np.ndarray) -> str:

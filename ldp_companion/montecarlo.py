@@ -6,7 +6,7 @@ import pandas as pd
 
 from ldp_companion.validation import check_positive_int, check_rng
 
-__all__ = ["moment_check", "bonferroni_z", "means_match"]
+__all__ = ["moment_check", "bonferroni_z", "means_match", "paired_differences"]
 
 
 def bonferroni_z(cells: int, family_error: float = 1e-3) -> float:
@@ -92,3 +92,30 @@ def means_match(means, sds, expected, runs: int, *, family_error: float = 1e-3,
     ok = np.r_[np.abs(t) < t_bound, abs(z) < pooled_z]
     return ok, {"t_max": float(np.abs(t).max()), "t_bound": t_bound, "mean_gap": float(rel.mean()),
                 "z_pooled": z, "largest_gap": float(np.abs(rel).max())}
+
+
+def paired_differences(runs: pd.DataFrame, by, worse, better) -> np.ndarray:
+    """Per setting, the run-by-run difference ``runs[worse] - runs[better]``.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        One row per (setting, run), one column per method; the settings are the index levels
+        ``by`` (e.g. ``["task", "epsilon"]``), the remaining levels name the run (seed, fold).
+    by : str or list of str
+        Index levels that define a setting.
+    worse, better : str or Series
+        The method the claim says is worse / better: a column name, or a Series mapping each
+        setting to a column (e.g. the best method of a group in that setting).
+
+    Returns
+    -------
+    ndarray, shape (settings, runs)
+        In sorted setting order, positive where the run agrees with the claim; what
+        :meth:`ldp_companion.ledger.Ledger.difference` judges.
+    """
+    def column(which, key):
+        return which if isinstance(which, str) else which[key]
+
+    return np.vstack([(g[column(worse, k)] - g[column(better, k)]).to_numpy()
+                      for k, g in runs.groupby(level=by)])

@@ -126,9 +126,6 @@ class ChapterParams:
         """The knobs, in parameters-cell order (``profile`` and ``seed`` not included)."""
         return list(self.spec)
 
-    def meaning(self, name: str) -> str:
-        return self.spec[name][0]
-
     def resolve(self, namespace: dict) -> ChapterConfig:
         """Resolve a chapter's parameters cell: ``cfg = PARAMS.resolve(globals())``.
 

@@ -8,7 +8,7 @@ from scipy import stats
 
 from ldp_companion import get_mechanism
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.montecarlo import bonferroni_z, means_match, moment_check
+from ldp_companion.montecarlo import bonferroni_z, means_match, moment_check, paired_differences
 
 N = 200_000
 XS = [-1.0, 0.0, 0.3, 1.0]
@@ -64,3 +64,16 @@ def test_means_match_passes_a_correct_formula_and_fails_a_wrong_factor():
     assert not ok[7]
     with pytest.raises(ValueError):
         means_match(means, sds, expected, 1)
+
+
+def test_paired_differences_per_setting_and_by_mapping():
+    import pandas as pd
+
+    idx = pd.MultiIndex.from_product([["a", "b"], [0, 1, 2]], names=["task", "seed"])
+    runs = pd.DataFrame({"x": [1.0, 2, 3, 10, 20, 30], "y": [0.0, 0, 0, 1, 1, 1],
+                         "z": [5.0, 5, 5, 0, 0, 0]}, index=idx)
+    np.testing.assert_array_equal(paired_differences(runs, "task", "x", "y"),
+                                  [[1, 2, 3], [9, 19, 29]])
+    best = pd.Series({"a": "z", "b": "y"})  # the column compared depends on the setting
+    np.testing.assert_array_equal(paired_differences(runs, "task", "x", best),
+                                  [[-4, -3, -2], [9, 19, 29]])
