@@ -34,7 +34,7 @@ __all__ = [
     "Region", "EmpiricalAudit", "empirical_audit", "mechanism_sampler", "loop_sampler",
     "additive_laplace_sampler", "projection_statistic", "clopper_pearson",
     "best_test_accuracy", "ldp_accuracy_bound", "plot_audit", "allowed_exceedances",
-    "audit_samplers",
+    "audit_samplers", "largest_excess",
 ]
 
 # Breakpoints closer than this (relative) are merged: they are the same point up to
@@ -693,6 +693,14 @@ def allowed_exceedances(n_audits: int, confidence: float = 0.95, level: float = 
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     return int(stats.binom.ppf(level, n_audits, 1.0 - confidence))
+
+
+def largest_excess(audits):
+    """Per mechanism, the largest ``audited lower bound - claimed ε`` of
+    :func:`audit_samplers`' table: above 0 where the mechanism is flagged; what a chapter's
+    ledger compares with 0."""
+    gap = audits["audited lower bound"] - audits["claimed ε"]
+    return gap.groupby(audits["mechanism"], sort=False).max()
 
 
 def audit_samplers(mechanisms: dict, eps_grid, n: int, rng: np.random.Generator, *,

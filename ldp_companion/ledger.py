@@ -1,7 +1,8 @@
 """The claims ledger: every claim a chapter checks, with a verdict computed by a comparison.
 
 A chapter creates one :class:`Ledger`, records each claim through a method that *computes*
-the verdict (:meth:`Ledger.close`, :meth:`Ledger.bound`, :meth:`Ledger.condition`), or marks it
+the verdict from the compared quantities (:meth:`Ledger.close`, :meth:`Ledger.bound`,
+:meth:`Ledger.compare`, :meth:`Ledger.difference`, :meth:`Ledger.condition`), or marks it
 :meth:`Ledger.not_checked` with the reason, and finally calls :meth:`Ledger.save`, which
 writes ``<chapter>.ledger.json`` next to the executed notebook. The book's "Verdicts" page
 reads every ledger (:func:`load_ledgers`).
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,9 @@ class Claim:
     section: str = ""
     ref: tuple = ()
     kind: str = "substantive"
+    #: The quantities the verdict was computed from (name -> short text), kept in the ledger
+    #: JSON so a reader can see what was compared.
+    evidence: dict = field(default_factory=dict)
 
 
 def _fmt(value) -> str:
@@ -108,7 +112,8 @@ class Ledger:
                              "ref='Lemma 4' (or a list), or list it in the ledger's refs")
         return tuple(dict.fromkeys(normalise_ref(r) for r in refs))
 
-    def _add(self, claim_id, statement, paper, ours, verdict, note, section, ref, kind) -> Claim:
+    def _add(self, claim_id, statement, paper, ours, verdict, note, section, ref, kind,
+             evidence=None) -> Claim:
         if not isinstance(claim_id, str) or not claim_id:
             raise ValueError("claim_id must be a non-empty string")
         if claim_id in self._claims:
@@ -116,7 +121,8 @@ class Ledger:
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
         claim = Claim(self.chapter, claim_id, statement, _fmt(paper), _fmt(ours), verdict,
-                      note, section, self._ref(claim_id, ref), self._kind(claim_id, kind))
+                      note, section, self._ref(claim_id, ref), self._kind(claim_id, kind),
+                      {k: _fmt(v) for k, v in (evidence or {}).items()})
         self._claims[claim_id] = claim
         return claim
 
@@ -134,30 +140,79 @@ class Ledger:
             raise ValueError("give rtol or atol: an exact float comparison is not a check")
         tol = f"tolerance {atol:g} + {rtol:g}·|paper|"
         return self._add(claim_id, statement, paper, ours, _verdict(ok),
-                         f"{note} ({tol})".strip(), section, ref, kind)
+                         f"{note} ({tol})".strip(), section, ref, kind,
+                         {"paper": p, "ours": o, "tolerance": tol})
 
     def bound(self, claim_id: str, statement: str, paper, ours, *, relation: str = "<=",
               slack: float = 0.0, note: str = "", section: str = "", ref=None, kind=None) -> Claim:
         """Claim that ``ours <= paper + slack`` (or ``>=`` with ``relation='>='``)."""
-        p = np.asarray(paper, float)
-        o = np.asarray(ours, float)
-        if relation == "<=":
-            ok = o <= p + slack
-        elif relation == ">=":
-            ok = o >= p - slack
-        else:
+        if relation not in ("<=", ">="):
             raise ValueError("relation must be '<=' or '>='")
+        ok = _holds(ours, relation, paper, slack, 0.0)
         return self._add(claim_id, statement, f"{relation} {_fmt(paper)}", ours, _verdict(ok),
-                         note, section, ref, kind)
+                         note, section, ref, kind,
+                         {"ours": ours, "bound": paper, "relation": relation, "slack": slack})
 
-    def condition(self, claim_id: str, statement: str, ok, *, paper="", ours=None,
-                  note: str = "", section: str = "", ref=None, kind=None) -> Claim:
-        """Claim decided by a boolean (or boolean array) computed in the chapter."""
-        ok = np.asarray(ok)
+    def compare(self, claim_id: str, statement: str, left, relation: str, right, *,
+                atol: float = 0.0, rtol: float = 0.0, names=("left", "right"), paper="",
+                ours=None, note: str = "", section: str = "", ref=None,
+                kind=None) -> Claim:
+        """Claim that ``left <relation> right`` holds, entry by entry, for two computed
+        quantities.
+
+        Parameters
+        ----------
+        left, right : array_like
+            The quantities compared (broadcast against each other), e.g. one mechanism's
+            worst-case variance and the smallest of the others' on an ε grid.
+        relation : {"<", "<=", ">", ">="}
+        atol, rtol : float
+            Tolerance in the claim's favour, ``atol + rtol·|right|`` (for float round-off
+            in exact comparisons; a Monte Carlo comparison belongs in :meth:`difference`).
+        names : pair of str
+            What ``left`` and ``right`` are; they label the evidence kept in the ledger.
+
+        Every entry true gives ``holds``, some ``partly``, none ``fails``. Without ``ours``
+        the table shows how many entries hold and the worst margin.
+        """
+        ok = _holds(left, relation, right, atol, rtol)
+        lhs, rhs = np.broadcast_arrays(np.asarray(left, float), np.asarray(right, float))
+        margin = (rhs - lhs) if relation in ("<", "<=") else (lhs - rhs)
+        if ours is None:
+            ours = (f"{_fmt(left)} {relation} {_fmt(right)}" if ok.ndim == 0 else
+                    f"{int(ok.sum())} of {ok.size} entries; smallest margin "
+                    f"{_fmt(np.min(margin))}")
+        tol = f"tolerance {atol:g} + {rtol:g}·|{names[1]}|" if (atol or rtol) else "exact"
+        return self._add(claim_id, statement, paper, ours, _verdict(ok), note, section, ref,
+                         kind, {names[0]: left, "relation": relation, names[1]: right,
+                                "tolerance": tol})
+
+    def condition(self, claim_id: str, statement: str, ok, *, evidence: dict, paper="",
+                  ours=None, note: str = "", section: str = "", ref=None, kind=None) -> Claim:
+        """Claim decided by a boolean (or boolean array) the chapter computed from
+        ``evidence``.
+
+        For a test that is not a single comparison (several conditions at once, a χ² p-value
+        against a level, a sign pattern). ``ok`` must be the result of a numpy comparison
+        (``np.bool_`` or a boolean array), not a Python ``True``/``False``; ``evidence`` maps
+        a name to each quantity it was computed from (at least one number), and is kept in
+        the ledger. A single comparison of two quantities is :meth:`compare`.
+        """
+        if isinstance(ok, bool) or not isinstance(ok, (np.ndarray, np.bool_)):
+            raise TypeError("ok must be a numpy boolean (or boolean array) computed by a "
+                            "comparison, not a typed True/False; a single comparison is "
+                            "Ledger.compare")
         if ok.dtype != bool:
             raise TypeError("ok must be a boolean or a boolean array computed by a comparison")
-        return self._add(claim_id, statement, paper, ok if ours is None else ours,
-                         _verdict(ok), note, section, ref, kind)
+        numbers = [v for v in (evidence or {}).values() if not isinstance(v, str)
+                   and np.asarray(v).dtype.kind in "iuf"]
+        if not numbers:
+            raise ValueError(f"claim {claim_id!r}: give the evidence, the quantities ok was "
+                             "computed from (a mapping with at least one number)")
+        if ours is None:
+            ours = "; ".join(f"{k} {_fmt(v)}" for k, v in evidence.items())
+        return self._add(claim_id, statement, paper, ours, _verdict(ok), note, section, ref,
+                         kind, evidence)
 
     def difference(self, claim_id: str, statement: str, diffs, *, test: str = "t",
                    level: float = 0.95, paper="", note: str = "", section: str = "",
@@ -200,8 +255,11 @@ class Ledger:
             verdict = "partly" if n_hold else "fails"
         ours = (f"{n_hold} cells in favour, {n_fail} against, {n_undecided} within the spread "
                 f"(of {len(sign)})")
+        evidence = {"mean difference per cell": d.mean(axis=1),
+                    "its standard error": d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]),
+                    "runs": d.shape[1]}
         return self._add(claim_id, statement, paper, ours, verdict,
-                         f"{note} ({how})".strip(), section, ref, kind)
+                         f"{note} ({how})".strip(), section, ref, kind, evidence)
 
     def not_checked(self, claim_id: str, statement: str, reason: str, *, paper="",
                     section: str = "", ref=None, kind=None) -> Claim:
@@ -255,6 +313,23 @@ def _cell_signs(d: np.ndarray, test: str, alpha: float) -> np.ndarray:
     raise ValueError(f"test must be 't' or 'sign', got {test!r}")
 
 
+_RELATIONS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
+
+
+def _holds(left, relation: str, right, atol: float, rtol: float) -> np.ndarray:
+    """``left <relation> right`` with the tolerance ``atol + rtol·|right|`` in its favour."""
+    if relation not in _RELATIONS:
+        raise ValueError(f"relation must be one of {tuple(_RELATIONS)}, got {relation!r}")
+    if atol < 0 or rtol < 0:
+        raise ValueError("tolerances must be >= 0")
+    lhs, rhs = np.asarray(left, float), np.asarray(right, float)
+    if np.isnan(lhs).any() or np.isnan(rhs).any():
+        raise ValueError("compared quantities must not be NaN")
+    tol = atol + rtol * np.abs(np.where(np.isfinite(rhs), rhs, 0.0))
+    shift = tol if relation in ("<", "<=") else -tol
+    return _RELATIONS[relation](lhs, rhs + shift)
+
+
 def _verdict(ok: np.ndarray) -> str:
     ok = np.asarray(ok, bool)
     if ok.all():
@@ -271,7 +346,8 @@ def load_ledgers(directory: str | os.PathLike) -> pd.DataFrame:
     """Read every ``*.ledger.json`` in ``directory`` into one DataFrame, sorted by chapter."""
     claims = []
     for path in sorted(Path(directory).glob(f"*{_SUFFIX}")):
-        claims.extend(Claim(**{**row, "ref": tuple(row.get("ref", ()))})
+        claims.extend(Claim(**{**row, "ref": tuple(row.get("ref", ())),
+                               "evidence": row.get("evidence", {})})
                       for row in json.loads(path.read_text()))
     return _frame(claims)
 
@@ -299,6 +375,15 @@ def verdict_counts(claims: pd.DataFrame) -> pd.DataFrame:
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
 
 
+def _evidence_title(claim) -> str:
+    """The evidence as a tooltip on the 'ours' cell (the table stays narrow)."""
+    from html import escape
+
+    ev = getattr(claim, "evidence", None) or {}
+    text = "; ".join(f"{k}: {v}" for k, v in ev.items())
+    return f' title="{escape(text)}"' if text else ""
+
+
 def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str:
     """One HTML table (chapter, claim, where in the paper, paper, ours, verdict), rows
     coloured by verdict.
@@ -323,7 +408,7 @@ def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str
         rows.append(
             f'<tr style="background:{VERDICT_COLORS[c.verdict]}">{first}'
             f"<td>{claim}</td><td>{escape('; '.join(c.ref))}</td>"
-            f"<td>{escape(c.paper)}</td><td>{escape(c.ours)}</td>"
+            f"<td>{escape(c.paper)}</td><td{_evidence_title(c)}>{escape(c.ours)}</td>"
             f"<td><b>{escape(c.verdict)}</b>{kind}<br><small>{escape(c.note)}</small></td></tr>")
     names = ("chapter",) * chapter_column + ("claim", "in the paper", "paper", "ours", "verdict")
     head = "".join(f"<th>{h}</th>" for h in names)

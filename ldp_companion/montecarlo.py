@@ -104,9 +104,9 @@ def paired_differences(runs: pd.DataFrame, by, worse, better) -> np.ndarray:
         ``by`` (e.g. ``["task", "epsilon"]``), the remaining levels name the run (seed, fold).
     by : str or list of str
         Index levels that define a setting.
-    worse, better : str or Series
-        The method the claim says is worse / better: a column name, or a Series mapping each
-        setting to a column (e.g. the best method of a group in that setting).
+    worse, better : column label or Series
+        The method (or setting, e.g. an ε) the claim says is worse / better: a column label,
+        or a Series mapping each setting to a column (e.g. the best method of a group there).
 
     Returns
     -------
@@ -115,7 +115,7 @@ def paired_differences(runs: pd.DataFrame, by, worse, better) -> np.ndarray:
         :meth:`ldp_companion.ledger.Ledger.difference` judges.
     """
     def column(which, key):
-        return which if isinstance(which, str) else which[key]
+        return which[key] if isinstance(which, pd.Series) else which
 
     return np.vstack([(g[column(worse, k)] - g[column(better, k)]).to_numpy()
                       for k, g in runs.groupby(level=by)])

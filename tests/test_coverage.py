@@ -119,7 +119,7 @@ def test_cli_coverage_json_lists_every_item(tmp_path, monkeypatch, capsys):
 
     from ldp_companion.hiera.items import CLAIM_REFS
     led = Ledger("05-hiera", refs=CLAIM_REFS)
-    led.condition("thm2-composed", "composition bound", False)
+    led.compare("thm2-composed", "composition bound", 2.0, "<=", 1.0)
     led.save(tmp_path)
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
     assert main(["coverage", "05", "--json"]) == 0

@@ -30,13 +30,41 @@ def test_bound_and_condition():
     assert led.bound("a", "below", 5.0, 4.9).verdict == "holds"
     assert led.bound("b", "below", 5.0, 8.07).verdict == "fails"
     assert led.bound("c", "above", 1.0, 0.99, relation=">=", slack=0.02).verdict == "holds"
-    assert led.condition("d", "mixed", np.array([True, False])).verdict == "partly"
-    assert led.condition("e", "yes", True).verdict == "holds"
+    x = np.array([0.5, 2.0])
+    mixed = led.condition("d", "mixed", x < 1.0, evidence={"x": x})
+    assert mixed.verdict == "partly" and mixed.evidence == {"x": "[0.5, 2. ]"}
+    assert led.condition("e", "yes", np.float64(3.0) > 2, evidence={"x": 3.0}).verdict == "holds"
 
 
-def test_condition_refuses_a_typed_verdict():
-    with pytest.raises(TypeError, match="boolean"):
-        Ledger("ch", refs=REFS).condition("a", "s", "holds")
+@pytest.mark.parametrize("ok", [True, False, "holds", 1, [True]])
+def test_condition_refuses_a_typed_verdict(ok):
+    with pytest.raises(TypeError, match="comparison"):
+        Ledger("ch", refs=REFS).condition("a", "s", ok, evidence={"x": 1.0})
+
+
+@pytest.mark.parametrize("evidence", [{}, {"x": "a sentence"}, {"flag": np.array([True])}])
+def test_condition_requires_the_quantities_it_was_computed_from(evidence):
+    with pytest.raises(ValueError, match="evidence"):
+        Ledger("ch", refs=REFS).condition("a", "s", np.array([True]), evidence=evidence)
+
+
+def test_compare_computes_the_verdict_from_the_quantities():
+    led = Ledger("ch", refs={k: "Lemma 1" for k in "abcdefg"})
+    wc = np.array([1.0, 2.0, 3.0])
+    assert led.compare("a", "s", wc, "<", wc + 0.1).verdict == "holds"
+    # a mutant: the compared quantity is twice as large, the verdict turns
+    assert led.compare("b", "s", 2 * wc, "<", wc + 0.1).verdict == "fails"
+    assert led.compare("c", "s", wc, "<=", [1.0, 1.0, 3.0]).verdict == "partly"
+    # round-off tolerance in the claim's favour, and only as much as given
+    assert led.compare("d", "s", 1.0 + 1e-13, "<=", 1.0, rtol=1e-12).verdict == "holds"
+    assert led.compare("e", "s", 1.0 + 1e-11, "<=", 1.0, rtol=1e-12).verdict == "fails"
+    claim = led.compare("f", "s", 0.3, ">", 0.05, names=("p-value", "level"))
+    assert claim.verdict == "holds" and claim.evidence["p-value"] == "0.3"
+    assert claim.ours == "0.3 > 0.05"
+    with pytest.raises(ValueError, match="relation"):
+        led.compare("g", "s", 1.0, "==", 1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        led.compare("g", "s", np.nan, "<", 1.0)
 
 
 def test_not_checked_needs_a_reason_and_ids_are_unique():
@@ -46,13 +74,13 @@ def test_not_checked_needs_a_reason_and_ids_are_unique():
     with pytest.raises(ValueError, match="why"):
         led.not_checked("b", "s", "")
     with pytest.raises(ValueError, match="already recorded"):
-        led.condition("a", "s", True)
+        led.compare("a", "s", 1.0, "<", 2.0)
 
 
 def test_save_and_load(tmp_path, monkeypatch):
     led = Ledger("03-x", refs=REFS)
     led.close("a", "s", 2.0, 2.0, atol=1e-12, section="sec-a")
-    led.condition("b", "t <b>", False)
+    led.compare("b", "t <b>", 3.0, "<", 2.0, names=("ours", "cap"))
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
     path = led.save()
     assert path == tmp_path / "03-x.ledger.json"
@@ -64,6 +92,9 @@ def test_save_and_load(tmp_path, monkeypatch):
     html = verdict_table_html(claims)
     assert 'href="03-x.html#sec-a"' in html and "t &lt;b&gt;" in html
     assert html.count("<tr style") == 2
+    assert claims.loc[1, "evidence"] == {"ours": "3", "relation": "<", "cap": "2",
+                                         "tolerance": "exact"}
+    assert 'title="ours: 3; relation: &lt;; cap: 2; tolerance: exact"' in html
 
 
 @given(st.text(max_size=3).filter(lambda s: not s.strip()))
@@ -74,7 +105,7 @@ def test_blank_chapter_refused(name):
 
 def test_ledger_shows_as_the_verdicts_table_in_a_notebook():
     led = Ledger("03-x", refs=REFS)
-    led.condition("a", "s", True, section="sec")
+    led.compare("a", "s", 1.0, "<", 2.0, section="sec")
     html = led._repr_html_()
     assert 'class="ldp-verdicts"' in html and 'href="#sec"' in html
     assert "<th>chapter</th>" not in html and "<td>Lemma 1</td>" in html
@@ -83,18 +114,18 @@ def test_ledger_shows_as_the_verdicts_table_in_a_notebook():
 def test_every_claim_names_its_place_in_the_paper():
     led = Ledger("ch")
     with pytest.raises(ValueError, match="names no place in the paper"):
-        led.condition("a", "s", True)
-    claim = led.condition("a", "s", True, ref=["Figure 7", "lemma 4", "Fig. 7"])
+        led.compare("a", "s", 1.0, "<", 2.0)
+    claim = led.compare("a", "s", 1.0, "<", 2.0, ref=["Figure 7", "lemma 4", "Fig. 7"])
     assert claim.ref == ("Fig. 7", "Lemma 4")
     mapped = Ledger("ch", refs={"b": "Algorithm 2"}).bound("b", "s", 1.0, 0.5)
     assert mapped.ref == ("Alg. 2",)
     with pytest.raises(ValueError, match="unrecognised ref"):
-        led.condition("c", "s", True, ref="Slide 3")
+        led.compare("c", "s", 1.0, "<", 2.0, ref="Slide 3")
 
 
 def test_refs_round_trip_and_show_in_the_tables(tmp_path):
     led = Ledger("03-x")
-    led.condition("a", "s", True, ref=["Table V", "Eq. (21)"])
+    led.compare("a", "s", 1.0, "<", 2.0, ref=["Table V", "Eq. (21)"])
     led.save(tmp_path)
     claims = load_ledgers(tmp_path)
     assert claims.loc[0, "ref"] == ("Table V", "Eq. (21)")
@@ -145,12 +176,12 @@ def test_difference_refuses_too_few_runs_and_bad_tests():
 def test_kinds_and_findings():
     led = Ledger("ch", refs={"a": "Theorem 2", "b": "Theorem 2", "c": "Fig. 1", "d": "Sec. 4.2"},
                  kinds={"d": "erratum"})
-    led.condition("a", "s", np.array([True]))
-    led.condition("b", "s", np.array([False]))
-    led.condition("c", "s", np.array([True, False]))
-    led.condition("d", "s", np.array([False]))
+    led.compare("a", "s", 1.0, "<", 2.0)
+    led.compare("b", "s", 3.0, "<", 2.0)
+    led.compare("c", "s", [1.0, 3.0], "<", 2.0)
+    led.compare("d", "s", 3.0, "<", 2.0)
     with pytest.raises(ValueError, match="kind must be one of"):
-        led.condition("e", "s", np.array([True]), ref="Fig. 2", kind="typo")
+        led.compare("e", "s", 1.0, "<", 2.0, ref="Fig. 2", kind="typo")
     claims = led.table()
     assert list(claims["kind"]) == ["substantive"] * 3 + ["erratum"]
     found = findings(claims)
