@@ -15,7 +15,7 @@ import seaborn as sns
 
 __all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "MECHANISM_MARKERS", "use_style", "color",
            "label", "marker", "epsilon_axis", "plain_log_y", "plot_vs_epsilon",
-           "plot_panels_vs_epsilon"]
+           "plot_panels_vs_epsilon", "caption"]
 
 _ORDER = ["laplace", "duchi", "pm", "hm", "three_outputs", "pm_opt", "pm_sub", "hm_tp",
           "harmony", "hiera", "graded_laplace", "gaussian", "tldp", "tvg", "spof",
@@ -69,6 +69,19 @@ def plain_log_y(ax) -> None:
     ax.yaxis.set_major_formatter(fmt)
     ax.yaxis.set_minor_locator(matplotlib.ticker.LogLocator(subs=(2.0, 5.0)))
     ax.yaxis.set_minor_formatter(fmt)
+
+
+def caption(text: str) -> None:
+    """Show the figure drawn so far, then its caption below it.
+
+    A caption that states a number or a finding is written in the figure's cell from the
+    values the cell plotted, so that it describes this run (any profile, any seed) and cannot
+    drift from the figure.
+    """
+    from IPython.display import Markdown, display
+
+    plt.show()
+    display(Markdown(f"*Figure: {text}*"))
 
 
 def use_style() -> None:

@@ -41,6 +41,8 @@ PARAMS = ChapterParams("03-pm-three-outputs", {
                       "paper": [3, 5, 7, 11, 21, 41, 101]}),
     "n_erm": ("training vehicles of each LDP-FedSGD task (test set: a fifth of it)",
               {"smoke": 20_000, "default": 100_000, "paper": 1_000_000}),
+    "d_erm": ("attributes of the synthetic LDP-FedSGD tasks (stand-ins)", {"smoke": 20, "default": 20, "paper": 20}),
+    "duchi_md_max_d": ("largest d of the exact check of Duchi et al.'s d-dim. mechanism", {"smoke": 6, "default": 10, "paper": 10}),
     "erm_seeds": ("repetitions of each LDP-FedSGD cell (paper: 10-fold CV × 5)",
                   {"smoke": 1, "default": 3, "paper": 50}),
     "group_size": ("vehicles per group, one SGD step per group (Alg. 1; lost in the text)",
