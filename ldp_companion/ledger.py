@@ -54,6 +54,9 @@ class Claim:
     #: The quantities the verdict was computed from (name -> short text), kept in the ledger
     #: JSON so a reader can see what was compared.
     evidence: dict = field(default_factory=dict)
+    #: Non-empty when the "paper" value is not printed in the paper's text but rebuilt (a lost
+    #: formula or number): how it was rebuilt. The Reconstructions page lists these.
+    reconstructed: str = ""
 
 
 def _fmt(value) -> str:
@@ -85,14 +88,19 @@ class Ledger:
     kinds : mapping, optional
         ``claim_id -> kind`` (see :data:`KINDS`) for claims recorded without ``kind=``;
         the default kind is ``"substantive"``.
+    reconstructed : mapping, optional
+        ``claim_id -> how the reference value was rebuilt`` for claims whose "paper" value the
+        paper's text does not print (the chapter package's ``items.RECONSTRUCTED``).
     """
 
-    def __init__(self, chapter: str, refs: dict | None = None, kinds: dict | None = None):
+    def __init__(self, chapter: str, refs: dict | None = None, kinds: dict | None = None,
+                 reconstructed: dict | None = None):
         if not isinstance(chapter, str) or not chapter.strip():
             raise ValueError("chapter must be a non-empty string")
         self.chapter = chapter
         self._refs = dict(refs or {})
         self._kinds = dict(kinds or {})
+        self._reconstructed = dict(reconstructed or {})
         self._claims: dict[str, Claim] = {}
 
     def __len__(self) -> int:
@@ -122,7 +130,8 @@ class Ledger:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
         claim = Claim(self.chapter, claim_id, statement, _fmt(paper), _fmt(ours), verdict,
                       note, section, self._ref(claim_id, ref), self._kind(claim_id, kind),
-                      {k: _fmt(v) for k, v in (evidence or {}).items()})
+                      {k: _fmt(v) for k, v in (evidence or {}).items()},
+                      self._reconstructed.get(claim_id, ""))
         self._claims[claim_id] = claim
         return claim
 
@@ -347,7 +356,8 @@ def load_ledgers(directory: str | os.PathLike) -> pd.DataFrame:
     claims = []
     for path in sorted(Path(directory).glob(f"*{_SUFFIX}")):
         claims.extend(Claim(**{**row, "ref": tuple(row.get("ref", ())),
-                               "evidence": row.get("evidence", {})})
+                               "evidence": row.get("evidence", {}),
+                               "reconstructed": row.get("reconstructed", "")})
                       for row in json.loads(path.read_text()))
     return _frame(claims)
 
@@ -384,6 +394,17 @@ def _evidence_title(claim) -> str:
     return f' title="{escape(text)}"' if text else ""
 
 
+def _reconstructed_tag(claim) -> str:
+    """A link to the Reconstructions page under a value the paper's text does not print."""
+    from html import escape
+
+    how = getattr(claim, "reconstructed", "") or ""
+    if not how:
+        return ""
+    return (f'<br><small><a href="reconstructions.html#{escape(claim.chapter)}" '
+            f'title="{escape(how)}">reconstructed</a></small>')
+
+
 def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str:
     """One HTML table (chapter, claim, where in the paper, paper, ours, verdict), rows
     coloured by verdict.
@@ -408,7 +429,8 @@ def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str
         rows.append(
             f'<tr style="background:{VERDICT_COLORS[c.verdict]}">{first}'
             f"<td>{claim}</td><td>{escape('; '.join(c.ref))}</td>"
-            f"<td>{escape(c.paper)}</td><td{_evidence_title(c)}>{escape(c.ours)}</td>"
+            f"<td>{escape(c.paper)}{_reconstructed_tag(c)}</td>"
+            f"<td{_evidence_title(c)}>{escape(c.ours)}</td>"
             f"<td><b>{escape(c.verdict)}</b>{kind}<br><small>{escape(c.note)}</small></td></tr>")
     names = ("chapter",) * chapter_column + ("claim", "in the paper", "paper", "ours", "verdict")
     head = "".join(f"<th>{h}</th>" for h in names)

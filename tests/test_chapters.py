@@ -29,6 +29,21 @@ def test_chapter_runs_at_smoke(source, tmp_path):
     assert set(claims["verdict"]) <= set(VERDICTS)
     problems = book.ITEMS[source.stem].problems(claims, source.read_text())
     assert not problems, "\n".join(problems)
+    rec = book.RECONSTRUCTIONS.get(source.stem)
+    if rec is not None:  # every reconstructed reference is a claim of the run, marked so
+        marked = claims.set_index("claim_id")["reconstructed"]
+        assert set(rec.RECONSTRUCTED) <= set(marked.index)
+        assert all(marked[c] for c in rec.RECONSTRUCTED)
+
+
+@pytest.mark.parametrize("page", [*runner.chapters(), *sorted(runner.REPO.glob("book/*.md"))],
+                         ids=lambda p: p.stem)
+def test_pages_cite_the_paper_not_a_working_brief(page):
+    """The reader has the paper and the book, not our working notes: no page cites "the
+    brief"; a lost formula is called reconstructed and shown on the Reconstructions page."""
+    import re
+
+    assert not re.search(r"\bbrief\b", page.read_text(), re.I)
 
 
 def test_find_chapter():

@@ -189,3 +189,15 @@ def test_kinds_and_findings():
     thm2 = found[found["item"] == "Theorem 2"].iloc[0]
     assert thm2["verdict"] == "fails" and sorted(thm2["claims"]) == ["a", "b"]
     assert "<i>(erratum)</i>" in verdict_table_html(claims)
+
+
+def test_reconstructed_values_are_marked_and_linked(tmp_path):
+    led = Ledger("03-x", refs=REFS, reconstructed={"a": "rebuilt from Eq. (5)"})
+    led.close("a", "s", 2.0, 2.0, atol=1e-12)
+    led.close("b", "s", 2.0, 2.0, atol=1e-12)
+    led.save(tmp_path)
+    claims = load_ledgers(tmp_path)
+    assert list(claims["reconstructed"]) == ["rebuilt from Eq. (5)", ""]
+    html = verdict_table_html(claims)
+    assert html.count('href="reconstructions.html#03-x"') == 1
+    assert 'title="rebuilt from Eq. (5)">reconstructed</a>' in html
