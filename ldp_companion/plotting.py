@@ -76,10 +76,13 @@ def caption(text: str) -> None:
 
     A caption that states a number or a finding is written in the figure's cell from the
     values the cell plotted, so that it describes this run (any profile, any seed) and cannot
-    drift from the figure.
+    drift from the figure. Cell output is not typeset, so TeX (``$``, backslashes) is refused.
     """
     from IPython.display import Markdown, display
 
+    if "$" in text or "\\" in text:
+        raise ValueError("a caption is cell output, which the book does not typeset: write its "
+                         "mathematics in plain text and Unicode (ε, x′, max(ε_a, ε_b)), not TeX")
     plt.show()
     display(Markdown(f"*Figure: {text}*"))
 

@@ -152,3 +152,14 @@ def test_same_parameters_give_identical_ledgers(tmp_path):
         runner.execute(source, out, {"profile": "smoke", "seed": 5})
         runs.append(json.loads((out / f"{source.stem}.ledger.json").read_text()))
     assert runs[0] == runs[1] and len(runs[0]) >= 3
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_a_chapter_ends_with_its_ledger_shown_by_the_one_renderer(source):
+    """Every chapter shows its verdicts through ``Ledger._repr_html_`` (one table renderer for
+    the book), not a DataFrame of its own."""
+    text = source.read_text()
+    if "Ledger(" not in text:
+        return
+    assert "ledger.table()" not in text
+    assert "\nledger.save()\nledger\n```" in text

@@ -85,3 +85,17 @@ def test_epsilon_axis_thins_crowded_labels_and_plain_log_y():
     assert ax.get_yscale() == "log" and "×" not in "".join(t.get_text() for t in ax.get_yticklabels())
     assert marker("pm") == "^" and marker("unknown") == "o"
     plt.close(fig)
+
+
+def test_caption_shows_plain_text_and_refuses_tex(monkeypatch):
+    import IPython.display
+
+    from ldp_companion.plotting import caption
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    caption("exceeds it at 3 of 4 bases, by 51%–75%")
+    assert shown[0].data == "*Figure: exceeds it at 3 of 4 bases, by 51%–75%*"
+    for bad in ("the claimed $\\max(a, b)$", r"below 0.2\,ε"):
+        with pytest.raises(ValueError, match="plain text"):
+            caption(bad)
