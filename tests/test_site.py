@@ -6,6 +6,7 @@ fails under CI=true. Screenshots go to ``_build/screenshots/``.
 from __future__ import annotations
 
 import functools
+import re
 import http.server
 import shutil
 import threading
@@ -130,3 +131,38 @@ def test_verdicts_page_lists_chapter_claims(browser, server):
     assert page.locator("div.ldp-coverage-bar").count() == 6, "one coverage bar per item list"
     assert page.locator("details table.ldp-items").count() == 6
     page.context.close()
+
+
+# TeX that MathJax did not typeset: inline $...$, a backslash command, a braced sub/superscript,
+# or a Greek letter with an underscore subscript ("ε_a"), anywhere outside math and code.
+_TEX = re.compile(r"\$[^$\s][^$]*?\$|\\[A-Za-z]{2,}|[_^]\{|[α-ωΑ-Ω]_[A-Za-z0-9]")
+
+
+def raw_tex(html: str) -> list[str]:
+    """Fragments of raw TeX in the text of a built page (math and code excluded)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for el in soup.select("script, style, pre, code, .math, .highlight, mjx-container"):
+        el.decompose()
+    text = soup.get_text(" ")
+    return [text[max(0, m.start() - 30):m.end() + 10].replace("\n", " ")
+            for m in _TEX.finditer(text)]
+
+
+def test_raw_tex_detector_catches_what_a_reader_would_see():
+    page = ('<p>claimed <span class="math">\\(\\max(\\varepsilon_a, \\varepsilon_b)\\)</span></p>'
+            "<pre>r'$\\varepsilon$'</pre><td>Duchi $C_D$</td><td>q_{i→j}</td><td>ε_a</td>"
+            "<p>$$x = 1$$ inside text, \\mu</p><td>max(εᵢ, εⱼ), ε₁, 5%–80%</td>")
+    found = raw_tex(page)
+    assert len(found) == 5, found  # $C_D$, q_{, ε_a, $$x = 1$$ ... \mu
+    assert not raw_tex('<td>max(εᵢ, εⱼ), ε₁, q(i→j), 5%–80%</td>')
+
+
+def test_no_raw_tex_on_any_built_page():
+    pages = sorted((SITE / "book").rglob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    found = {p.relative_to(SITE).as_posix(): raw_tex(p.read_text()) for p in pages}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, found

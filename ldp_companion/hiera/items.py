@@ -32,7 +32,7 @@ _ITEMS = [
      "code": "ldp_companion.audit.law_log_ratio"},
 
     # Applied, not proved, in the chapter: thm2-composed checks that LHP's joint output stays within
-    # the composed bound max(ε_a, ε_b) + ε_1 that Thm 1 gives for GRR followed by the bit's RR
+    # the composed bound max(εᵢ, εⱼ) + ε₁ that Thm 1 gives for GRR followed by the bit's RR
     # (code: ldp_companion.hiera.privacy.composed_bound).
     {"ref": "Theorem 1",
      "title": "Sequential composition: budgets of sequentially run mechanisms add up",
@@ -101,7 +101,7 @@ _ITEMS = [
 
     # Code: ldp_companion.hiera.privacy.privacy_matrix / claimed_bound.
     {"ref": "Theorem 2",
-     "title": "LHP (Alg. 3) satisfies graded LDP with bound e^max(ε_t1, ε_t2)",
+     "title": "LHP (Alg. 3) satisfies graded LDP with bound e^max(εᵢ, εⱼ)",
      "status": "checked",
      "claims": ["thm2-level", "thm2-value", "thm2-joint", "thm2-joint-values", "thm2-composed",
                 "thm2-min", "thm2-matrix", "thm2-audit", "thm2-audit-level"]},
@@ -216,12 +216,12 @@ CLAIM_REFS = {
 #   * Def. 1 "implemented" by ldp_companion.audit.law_log_ratio (the exact sup log ratio of two
 #     output laws); no claim checks Def. 1 as such. Def. 2 "implemented" by hiera.privacy.privacy_matrix
 #     (claimed_bound gives its r); thm2-min uses Def. 2's r = min reading but is mapped to Theorem 2 only.
-#   * levels-p-c -> Sec. 6 (the budget set {5ε,...,ε}) and Alg. 3 (p_t of step 4); values are the
+#   * levels-p-c -> Sec. 6 (the budget set {5ε,...,ε}) and Alg. 3 (pₜ of step 4); values are the
 #     brief's computed references, the paper prints none.
 #   * grr-matrix -> Alg. 3 (step 2) and Sec. 3.1 (where GRR is defined in prose).
 #   * baseline-variances / variance-formula check variance formulas the paper never states (the
 #     brief derived them); mapped to the mechanisms they describe (Alg. 1, Alg. 2, Alg. 5, and
-#     Sec. 3.1 for graded Laplace's 8/ε_t², which follows from Sec. 3.1's Lap(2/ε_x), variance 2λ²).
+#     Sec. 3.1 for graded Laplace's 8/εₜ², which follows from Sec. 3.1's Lap(2/ε_x), variance 2λ²).
 #   * mu-never-helps -> Fig. 1 and Sec. 4.2 (Sec. 4.2 claims PLC "leads to a significant improvement
 #     in the accuracy"); mu-second-moments -> Fig. 1 (analytic counterpart); per-user-variances ->
 #     Fig. 1 (μ=1 vs μ=2) and Fig. 2 (HierA vs baselines at base 0.5).

@@ -20,11 +20,11 @@ NOTE = (
     "test the package's code, they are not the paper's numbers.")
 
 RECONSTRUCTED = {
-    "levels-p-c": "p_t and c_t = tanh(ε_t/2) for the Sec. 6 levels at base 0.5 and 1, computed "
+    "levels-p-c": "pₜ and cₜ = tanh(εₜ/2) for the Sec. 6 levels at base 0.5 and 1, computed "
                   "independently from the rebuilt level budgets.",
     "grr-matrix": "Keep and move probabilities of the level report (generalised randomised "
                   "response over 5 levels), computed independently.",
-    "plc-q-table": "PLC keep probabilities q_{i→j} = (p_i + p_j − 1)/(2p_i − 1), the rebuilt "
+    "plc-q-table": "PLC keep probabilities q(i→j) = (pᵢ + pⱼ − 1)/(2pᵢ − 1), the rebuilt "
                    "formula of Sec. 4.3, computed independently at base 0.5 and 1.",
     "baseline-variances": "Closed-form variances of Harmony and PM at v = 0, computed "
                           "independently from their papers' formulas.",

@@ -118,12 +118,12 @@ _ITEMS = [
 
     # ---- Sec. V-C PM-SUB ---------------------------------------------------------------------
     # Unnumbered prose claim, added because a claim checks it ("comparable utility to PM-OPT",
-    # "t is close to e^{ε/3}").
+    # "t is close to e^(ε/3)").
     {"ref": "Sec. V-C",
-     "title": "PM-SUB (t = e^{ε/3}) has utility comparable to PM-OPT",
+     "title": "PM-SUB (t = e^(ε/3)) has utility comparable to PM-OPT",
      "status": "checked", "claims": ["pmsub-close"]},
     {"ref": "Alg. 4",
-     "title": "PM-SUB: piecewise mechanism with t = e^{ε/3}",
+     "title": "PM-SUB: piecewise mechanism with t = e^(ε/3)",
      "status": "checked",
      "claims": ["ldp-pm_sub", "ldp-empirical", "moments-law", "moments-mc"]},
 
@@ -446,7 +446,7 @@ CLAIM_REFS = {
 #     baselines' privacy, so they map to Definition 1 only (the property audited).
 #     duchi-md-minus checks a transcription pitfall, not a paper statement.
 #   - ldp-pm_sub -> Lemma 6: Lemma 6 is stated for Alg. 3, but its proof (Appendix I) is for
-#     any t and PM-SUB is the case t = e^{ε/3}.
+#     any t and PM-SUB is the case t = e^(ε/3).
 #   - moments-law/-mc and variance-eps1 -> Eq. (25) (Three-Outputs variance) and Lemma 6
 #     (Eq. (31), piecewise variance); the HM/HM-TP variances they also check have no number.
 #   - fig1-values -> Lemmas 10-11 (and 5, Table I): the HM-TP / Three-Outputs / baseline
@@ -458,7 +458,7 @@ CLAIM_REFS = {
 #     optimal in the family that Lemmas 2-3 reduce to.
 #   - beyond-lp / beyond-lp-values: our extension (LP over all three-output mechanisms);
 #     mapped to the optimality of Lemmas 4-5 (beyond-lp-values to Lemma 5 only).
-#   - pmsub-close -> Sec. V-C (prose: "comparable utility", "t close to e^{ε/3}").
+#   - pmsub-close -> Sec. V-C (prose: "comparable utility", "t close to e^(ε/3)").
 #   - disc-table -> Alg. 5 only (the brief's worst-case table of discretized PM-SUB); it also
 #     underlies fig15.
 #   - fig11-monotone: the notebook names it after Fig. 11, but Fig. 11's statement (proposed

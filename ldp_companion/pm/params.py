@@ -47,7 +47,7 @@ PARAMS = ChapterParams("03-pm-three-outputs", {
                   {"smoke": 1, "default": 3, "paper": 50}),
     "group_size": ("vehicles per group, one SGD step per group (Alg. 1; lost in the text)",
                    {"smoke": 1000, "default": 1000, "paper": 1000}),
-    "eta0": ("step size: η_t is η0/√t (Alg. 1; lost in the text)",
+    "eta0": ("step size: ηₜ is η0/√t (Alg. 1; lost in the text)",
              {"smoke": 1.0, "default": 1.0, "paper": 1.0}),
     "lam": ("L2 regularisation λ (lost in the text; Wang et al.'s value)",
             {"smoke": 1e-4, "default": 1e-4, "paper": 1e-4}),

@@ -12,7 +12,7 @@ __all__ = ["NOTE", "RECONSTRUCTED"]
 NOTE = (
     "The text of the paper lost nearly all of its inline mathematics: what survives are the "
     "equation numbers, the structure of the proofs (\"cubic … arccos\", \"Euler's formula\", "
-    "\"depressed quartic\", \"PM is the case $t = e^{\\varepsilon/2}$\") and the prose around them. The chapter's "
+    "\"depressed quartic\", \"PM is the case t = e^(ε/2)\") and the prose around them. The chapter's "
     "formulas were rebuilt from those fragments and from Wang et al. (ICDE 2019), which the paper "
     "follows step by step: Three-Outputs' probabilities from the tight constraints of Lemmas 2–3 "
     "(checked by a grid search and an LP over the whole piecewise-linear family), PM-OPT's t* as the "

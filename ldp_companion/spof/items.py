@@ -121,7 +121,7 @@ _ITEMS = [
         ref="Fig. 4",
         title="Approximate PDF of b_max for several h values",
         status="planned",
-        plan="From closed forms, plot the authors' construction (pdf (53) at b/l, sigma = 0.5, ||W|| = 21.60, h in {0, 0.5, 0.99}, peak-normalised; check the values at b = 0.5, 1, 2, 3.9) next to the proper max-order PDF (54) with the exact closed-form F_X, after checking that the inverse (50) is wrong and the CDF of X = b_{j,i} has a closed form.",
+        plan="From closed forms, plot the authors' construction (pdf (53) at b/l, sigma = 0.5, ||W|| = 21.60, h in {0, 0.5, 0.99}, peak-normalised; check the values at b = 0.5, 1, 2, 3.9) next to the proper max-order PDF (54) with the exact closed-form F_X, after checking that the inverse (50) is wrong and the CDF of X = b(j,i) has a closed form.",
         spec="3 C7, C8; 6 #15, #16",
     ),
     dict(

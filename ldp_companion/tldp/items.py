@@ -79,7 +79,7 @@ _ITEMS = [
         "ref": "Theorem 3",
         "title": "Privacy of weighted TLDP: claims ratio at most (1-w)e^eps",
         "status": "planned",
-        "plan": "Show the claimed bound is impossible whenever w > 1 - e^{-eps} (thresholds 0.095, 0.393, 0.632, 0.865 at eps = 0.1, 0.5, 1, 2, since sup_S P(S)/Q(S) >= 1), note the single-w and data-dependent-weight gaps, and show numerically that weighting has no effect on MNIST-test or digits tensors.",
+        "plan": "Show the claimed bound is impossible whenever w > 1 - e^(−ε) (thresholds 0.095, 0.393, 0.632, 0.865 at eps = 0.1, 0.5, 1, 2, since sup_S P(S)/Q(S) >= 1), note the single-w and data-dependent-weight gaps, and show numerically that weighting has no effect on MNIST-test or digits tensors.",
         "spec": "3 (Thm 3, C4); 6 (E5)",
     },
     # line 330, Sec. V-B1
