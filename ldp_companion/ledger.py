@@ -154,13 +154,13 @@ class Ledger:
 
     def bound(self, claim_id: str, statement: str, paper, ours, *, relation: str = "<=",
               slack: float = 0.0, note: str = "", section: str = "", ref=None, kind=None) -> Claim:
-        """Claim that ``ours <= paper + slack`` (or ``>=`` with ``relation='>='``)."""
+        """Claim that ``ours <= paper + slack`` (or ``>=`` with ``relation='>='``): a
+        :meth:`compare` of our value with the paper's bound."""
         if relation not in ("<=", ">="):
             raise ValueError("relation must be '<=' or '>='")
-        ok = _holds(ours, relation, paper, slack, 0.0)
-        return self._add(claim_id, statement, f"{relation} {_fmt(paper)}", ours, _verdict(ok),
-                         note, section, ref, kind,
-                         {"ours": ours, "bound": paper, "relation": relation, "slack": slack})
+        return self.compare(claim_id, statement, ours, relation, paper, atol=slack,
+                            names=("ours", "bound"), paper=f"{relation} {_fmt(paper)}",
+                            ours=_fmt(ours), note=note, section=section, ref=ref, kind=kind)
 
     def compare(self, claim_id: str, statement: str, left, relation: str, right, *,
                 atol: float = 0.0, rtol: float = 0.0, names=("left", "right"), paper="",
