@@ -8,11 +8,12 @@ STAMP := $(VENV)/.installed
 MATHJAX := book/_static/mathjax/tex-chtml.js
 PROFILE ?= default
 
-.PHONY: install book site test notebooks lock clean help
+.PHONY: install book site test notebooks format lock clean help
 help:
 	@echo "make book       execute every chapter (PROFILE=$(PROFILE)) and build the HTML site"
 	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
 	@echo "make notebooks  write notebooks/*.ipynb (for papermill) from the .md sources"
+	@echo "make format     format the chapters' code cells to the page's width (black, 88 columns)"
 	@echo "make install    virtual environment with the pinned dependencies"
 
 install: $(STAMP)
@@ -33,13 +34,16 @@ book: install $(MATHJAX)
 	@du -sh _build/html | awk '{print "site size: " $$1}'
 
 site: install $(MATHJAX)
-	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	$(PY) -m ldp_companion site
 
 test: install
 	$(PY) -m pytest -n 2 --durations=15
 
 notebooks: install
 	$(VENV)/bin/jupytext --to ipynb notebooks/*.md
+
+format: install
+	$(PY) scripts/format_notebooks.py
 
 lock: install
 	@{ echo "# Exact versions the book and tests are built with (pip install -c constraints.txt ...)."; \

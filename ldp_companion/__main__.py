@@ -8,6 +8,7 @@ python -m ldp_companion params --sync      # regenerate README table and paramet
 python -m ldp_companion coverage pm --json # the paper's items and where the book covers them
 python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/
 python -m ldp_companion book --profile default
+python -m ldp_companion site                     # render only: the package and the HTML
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--profile", default="default", choices=runner.PROFILES)
     book.add_argument("--seed", type=int, default=0)
     book.add_argument("--no-site", action="store_true", help="execute only, do not render")
+    sub.add_parser("site", help="build the package and render the executed chapters (no execution)")
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -67,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "coverage":
         return _coverage(args.chapter, args.json)
     started = time.perf_counter()
+    if args.command == "site":
+        print(f"site built; open {runner.build_site()}")
+        return 0
     runner.execute_book(args.profile, args.seed)
     if not args.no_site:
         index = runner.build_site()

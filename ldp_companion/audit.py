@@ -627,11 +627,12 @@ def ldp_accuracy_bound(epsilon):
     return float(out) if out.ndim == 0 else out
 
 
-def plot_audit(claimed, audited, ax=None, labels=None):
+def plot_audit(claimed, audited, ax=None, labels=None, cap: float = np.inf):
     """Claimed epsilon (x axis) against audited epsilon (y axis), with the diagonal.
 
-    Points above the diagonal break their claim and are drawn as red crosses; infinite
-    audited values are red upward triangles at the top of the axes.
+    Points above the diagonal break their claim and are drawn as red crosses; audited values
+    at or above ``cap`` (infinite ones always) are red upward triangles at the top of the axes,
+    and the legend says which. The legend sits below the axes, clear of the points.
 
     Parameters
     ----------
@@ -641,6 +642,8 @@ def plot_audit(claimed, audited, ax=None, labels=None):
         Drawn into; a new figure otherwise.
     labels : sequence of str, optional
         One annotation per point.
+    cap : float, optional
+        Audited values at or above it are drawn at the top (default: only infinite ones).
 
     Returns
     -------
@@ -656,24 +659,25 @@ def plot_audit(claimed, audited, ax=None, labels=None):
         raise ValueError("labels must have one entry per point")
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5))
-    finite = np.isfinite(audited)
+    finite = np.isfinite(audited) & (audited < cap)
     top = 1.1 * max(claimed.max(), audited[finite].max() if finite.any() else 0.0, 1e-9)
     ax.plot([0, top], [0, top], color="0.5", linestyle="--", linewidth=1, label="audited = claimed")
     above = audited > claimed
     for sel, marker, colour, text in ((finite & ~above, "o", "tab:green", "within claim"),
                                       (finite & above, "x", "tab:red", "above claim (flagged)"),
-                                      (~finite, "^", "tab:red", "audited = inf")):
+                                      (~finite, "^", "tab:red", "audited = ∞" if np.isinf(cap)
+                                       else f"audited ≥ {cap:g} (at the top)")):
         if sel.any():
             ax.scatter(claimed[sel], np.where(finite[sel], audited[sel], top), marker=marker,
                        color=colour, zorder=3, label=text)
     for i, text in enumerate(labels or []):
-        ax.annotate(text, (claimed[i], audited[i] if finite[i] else top), fontsize=8,
+        ax.annotate(text, (claimed[i], audited[i] if finite[i] else top), fontsize=9,
                     xytext=(3, 3), textcoords="offset points")
     ax.set_xlim(0, top)
     ax.set_ylim(0, top * 1.05)
-    ax.set_xlabel(r"claimed $\varepsilon$")
-    ax.set_ylabel(r"audited $\varepsilon$")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_xlabel("claimed ε")
+    ax.set_ylabel("audited ε")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, fontsize=9)
     return ax
 
 

@@ -59,8 +59,28 @@ class Claim:
     reconstructed: str = ""
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _num(v: float, digits: int = 4) -> str:
+    """One number as a reader wants it: 4 significant digits, ×10ⁿ rather than e-07, no
+    negative zero, ∞ and — (no value) rather than inf and NaN."""
+    if math.isnan(v):
+        return "—"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    text = f"{v:.{digits}g}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        text = f"{mant}×10{str(int(exp)).translate(_SUPERSCRIPT)}"
+    if text.startswith("-"):
+        text = "0" if float(text.split("×")[0]) == 0 else "−" + text[1:]
+    return text
+
+
 def _fmt(value) -> str:
-    """Short text for a number, array or string (what the tables show)."""
+    """Short text for a number, array or string (what the tables show): arrays of up to eight
+    entries in full, longer ones by their ends and their count."""
     if value is None:
         return "—"
     if isinstance(value, str):
@@ -68,10 +88,20 @@ def _fmt(value) -> str:
     arr = np.asarray(value)
     if arr.dtype == bool:
         return f"{int(arr.sum())}/{arr.size} true" if arr.ndim else str(bool(arr))
+    if arr.dtype.kind not in "iuf":
+        return str(value)
     if arr.ndim == 0:
-        v = float(arr)
-        return "inf" if math.isinf(v) else f"{v:.6g}"
-    return np.array2string(arr, precision=4, separator=", ", threshold=8)
+        return _num(float(arr))
+    flat = [_num(float(v)) for v in arr.ravel()]
+    if len(flat) > 8:
+        return f"[{', '.join(flat[:3])}, …, {', '.join(flat[-2:])}] ({arr.size} values)"
+    return "[" + ", ".join(flat) + "]"
+
+
+def _tolerance(atol: float, rtol: float, of: str) -> str:
+    if atol and rtol:
+        return f"within {_num(atol)} + {_num(rtol)}·|{of}|"
+    return f"within {_num(atol)}" if atol else f"within {_num(rtol)}·|{of}| (relative)"
 
 
 class Ledger:
@@ -147,7 +177,7 @@ class Ledger:
         ok = np.abs(o - p) <= atol + rtol * np.abs(p)
         if not (rtol or atol):
             raise ValueError("give rtol or atol: an exact float comparison is not a check")
-        tol = f"tolerance {atol:g} + {rtol:g}·|paper|"
+        tol = _tolerance(atol, rtol, "paper")
         return self._add(claim_id, statement, paper, ours, _verdict(ok),
                          f"{note} ({tol})".strip(), section, ref, kind,
                          {"paper": p, "ours": o, "tolerance": tol})
@@ -191,7 +221,7 @@ class Ledger:
             ours = (f"{_fmt(left)} {relation} {_fmt(right)}" if ok.ndim == 0 else
                     f"{int(ok.sum())} of {ok.size} entries; smallest margin "
                     f"{_fmt(np.min(margin))}")
-        tol = f"tolerance {atol:g} + {rtol:g}·|{names[1]}|" if (atol or rtol) else "exact"
+        tol = _tolerance(atol, rtol, names[1]) if (atol or rtol) else "exact"
         return self._add(claim_id, statement, paper, ours, _verdict(ok), note, section, ref,
                          kind, {names[0]: left, "relation": relation, names[1]: right,
                                 "tolerance": tol})
@@ -379,6 +409,30 @@ def findings(claims: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["chapter", "kind", "item"], ignore_index=True)
 
 
+def findings_markdown(claims: pd.DataFrame) -> str:
+    """What a chapter finds, in Markdown, from its verdicts alone: the counts, then one line
+    per substantive paper item that does not hold (its worst claim, what this run measured),
+    then the items this run could not decide. Nothing in it is typed by hand, so it cannot
+    say more than the verdicts do."""
+    counts = claims["verdict"].value_counts()
+    parts = [f"{int(counts[v])} {v}" for v in VERDICTS if counts.get(v, 0)]
+    lines = [f"**{len(claims)} claims checked:** " + ", ".join(parts) + "."]
+    found = findings(claims[claims["kind"] == "substantive"])
+    by_id = claims.set_index("claim_id")
+    bad = found[found["verdict"].isin(["fails", "partly"])]
+    if len(bad):
+        lines.append("\nWhere the paper does not hold:\n")
+    for row in bad.itertuples():
+        worst = next(by_id.loc[c] for c in row.claims if by_id.loc[c, "verdict"] == row.verdict)
+        lines.append(f"- **{row.item}** ({row.verdict}): {worst['statement']} — this run: "
+                     f"{worst['ours']}")
+    open_items = found[found["verdict"] == "inconclusive"]["item"].tolist()
+    if open_items:
+        lines.append("\nUndecided at this run's size (inside the seed spread): "
+                     + ", ".join(open_items) + ".")
+    return "\n".join(lines)
+
+
 def verdict_counts(claims: pd.DataFrame) -> pd.DataFrame:
     """Number of claims per chapter and verdict (one column per verdict, in order)."""
     counts = pd.crosstab(claims["chapter"], claims["verdict"])
@@ -434,5 +488,6 @@ def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str
             f"<td><b>{escape(c.verdict)}</b>{kind}<br><small>{escape(c.note)}</small></td></tr>")
     names = ("chapter",) * chapter_column + ("claim", "in the paper", "paper", "ours", "verdict")
     head = "".join(f"<th>{h}</th>" for h in names)
-    return (f'<table class="ldp-verdicts"><thead><tr>{head}</tr></thead>'
+    scope = "book-wide" if chapter_column else "in-chapter"
+    return (f'<table class="ldp-verdicts {scope}"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')

@@ -13,7 +13,7 @@ the one source the chapter, the README table and ``python -m ldp_companion param
 and the chapter resolves its parameters cell in one line::
 
     cfg = PARAMS.resolve(globals())   # profile, seed and every knob, None -> profile's value
-    cfg.table()                       # the parameter table shown near the top of the chapter
+    cfg                               # shows the parameter table near the top of the chapter
     cfg.n_mc                          # the value in force
 """
 from __future__ import annotations
@@ -53,14 +53,14 @@ class ChapterConfig:
         for name, (meaning, per_profile) in self.spec.items():
             mark = " (set by caller)" if name in self.overridden else ""
             rows.append({"parameter": name, "meaning": meaning,
-                         **{p: _short(per_profile[p]) for p in PROFILES},
-                         "this run": _short(self.values[name]) + mark})
+                         **{p: format_value(per_profile[p]) for p in PROFILES},
+                         "this run": format_value(self.values[name]) + mark})
         return pd.DataFrame(rows).set_index("parameter")
 
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    def _repr_html_(self) -> str:
+        """The parameter table as the chapter page shows it: every meaning in full."""
+        with pd.option_context("display.max_colwidth", None):
+            return self.table().to_html(classes="ldp-params", escape=True)
 
 
 def resolve(profile: str, spec: dict, *, seed: int = 0, **overrides) -> ChapterConfig:

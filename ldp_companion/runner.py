@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -98,6 +99,7 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
         raise RuntimeError(f"chapter {source.stem} failed in cell {err.exec_count}: "
                            f"{err.ename}: {err.evalue} (executed notebook: {target})") from None
     seconds = time.perf_counter() - started
+    _hide_injected_parameters(target)
     print(f"[{source.stem}] done in {seconds:.1f} s -> {target}", flush=True)
     if not record:
         return target
@@ -106,6 +108,20 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
               "machine": f"{platform.machine()}, {os.cpu_count()} cores", "versions": versions()}
     (out_dir / f"{source.stem}.run.json").write_text(json.dumps(record, indent=1))
     return target
+
+
+def _hide_injected_parameters(notebook: Path) -> None:
+    """Tag papermill's injected-parameters cell ``remove-cell``: the page's parameter table
+    already shows the values in force (its "this run" column); the cell stays in the
+    downloadable notebook."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "remove-cell"]
+    nbformat.write(nb, notebook)
 
 
 def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERATED,
@@ -119,8 +135,27 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
     return done
 
 
+def build_package(root: Path = REPO) -> list[Path]:
+    """Build the wheel and the source archive into ``_build/package`` (the Reading and
+    rerunning page offers both for download, so a downloaded notebook finds its package).
+
+    Uses the virtual environment's own setuptools (``--no-isolation``): no download."""
+    out = root / "_build" / "package"
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [sys.executable, "-m", "build", "--wheel", "--sdist", "--no-isolation",
+           "--outdir", str(out), str(root)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"building the package failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    files = sorted(out.iterdir())
+    print("package: " + ", ".join(f"{f.name} ({f.stat().st_size // 1024} KiB)" for f in files))
+    return files
+
+
 def build_site(root: Path = REPO) -> Path:
-    """Render the executed notebooks with Jupyter Book (warnings are errors)."""
+    """Build the package, then render the executed notebooks with Jupyter Book (warnings are
+    errors)."""
+    build_package(root)
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(root), "-W", "-n",
            "--keep-going"]
     print("$", " ".join(cmd), flush=True)

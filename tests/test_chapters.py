@@ -161,5 +161,67 @@ def test_a_chapter_ends_with_its_ledger_shown_by_the_one_renderer(source):
     text = source.read_text()
     if "Ledger(" not in text:
         return
-    assert "ledger.table()" not in text
+    shown = [l for l in text.splitlines() if l.startswith("ledger.table()")]  # a DataFrame shown
+    assert not shown, shown
     assert "\nledger.save()\nledger\n```" in text
+
+
+CODE_WIDTH = 88  # the page shows 90 columns of code without scrolling (scripts/format_notebooks.py)
+
+
+def long_code_lines(text: str) -> list[str]:
+    """Code-cell lines of a MyST notebook wider than the page shows (the parameters cell, a
+    table generated from the chapter's spec and hidden behind a toggle, is exempt)."""
+    out, code, params = [], False, False
+    for line in text.splitlines():
+        if line.startswith("```{code-cell}"):
+            code = True
+        elif line.startswith(":tags: [parameters"):
+            params = True
+        elif line.startswith("```"):
+            code = params = False
+        elif code and not params and len(line) > CODE_WIDTH:
+            out.append(line)
+    return out
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_chapter_code_fits_the_page(source):
+    assert not long_code_lines(source.read_text()), "run `make format` and shorten long strings"
+
+
+def test_code_width_check_catches_a_long_line():
+    cell = "```{code-cell} ipython3\nx = 1\n" + "y = '" + "a" * 90 + "'\n```\n" + "b" * 120
+    assert long_code_lines(cell) == ["y = '" + "a" * 90 + "'"]
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_setup_and_bookkeeping_code_is_behind_a_toggle(source):
+    """The page opens with the paper: the parameters cell, the setup cell (it ends by showing
+    the parameter table) and the ledger cell are hidden behind a toggle (hide-input)."""
+    import jupytext
+
+    cells = [c for c in jupytext.read(source).cells if c.cell_type == "code"]
+    setup = [c for c in cells if c.source.rstrip().endswith("\ncfg")]
+    ledger = [c for c in cells if "ledger.save()" in c.source]
+    assert setup, "the setup cell ends with `cfg` (the parameter table)"
+    for c in [c for c in cells if "parameters" in c.metadata.get("tags", [])] + setup + ledger:
+        assert "hide-input" in c.metadata.get("tags", []), c.source[:60]
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_findings_box_is_computed_from_the_ledger(source):
+    """A chapter with a ledger opens with a "What this chapter finds" box whose content is glued
+    from ``findings_markdown`` of its own ledger, not typed."""
+    import re
+
+    text = source.read_text()
+    if "Ledger(" not in text or source.stem.startswith("A-"):
+        return
+    box = text[text.index("What this chapter finds"):]
+    box = box[:box.index("::::", 4)]
+    key = re.search(r"```\{glue:md\} (\S+)", box)
+    assert key, "the box glues its content"
+    assert f'glue("{key.group(1)}", Markdown(findings_markdown(ledger.table())), display=False)' in text
+    prose = re.sub(r"```.*?```", "", box, flags=re.S)
+    assert not re.search(r"\b(fails|holds|partly)\b", prose), "no verdict typed in the box"

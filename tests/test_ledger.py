@@ -32,7 +32,7 @@ def test_bound_and_condition():
     assert led.bound("c", "above", 1.0, 0.99, relation=">=", slack=0.02).verdict == "holds"
     x = np.array([0.5, 2.0])
     mixed = led.condition("d", "mixed", x < 1.0, evidence={"x": x})
-    assert mixed.verdict == "partly" and mixed.evidence == {"x": "[0.5, 2. ]"}
+    assert mixed.verdict == "partly" and mixed.evidence == {"x": "[0.5, 2]"}
     assert led.condition("e", "yes", np.float64(3.0) > 2, evidence={"x": 3.0}).verdict == "holds"
 
 
@@ -107,7 +107,7 @@ def test_ledger_shows_as_the_verdicts_table_in_a_notebook():
     led = Ledger("03-x", refs=REFS)
     led.compare("a", "s", 1.0, "<", 2.0, section="sec")
     html = led._repr_html_()
-    assert 'class="ldp-verdicts"' in html and 'href="#sec"' in html
+    assert 'class="ldp-verdicts in-chapter"' in html and 'href="#sec"' in html
     assert "<th>chapter</th>" not in html and "<td>Lemma 1</td>" in html
 
 
@@ -201,3 +201,44 @@ def test_reconstructed_values_are_marked_and_linked(tmp_path):
     html = verdict_table_html(claims)
     assert html.count('href="reconstructions.html#03-x"') == 1
     assert 'title="rebuilt from Eq. (5)">reconstructed</a>' in html
+
+
+@pytest.mark.parametrize("value, text", [
+    ([0.5, 1.0, 2.0, 4.0], "[0.5, 1, 2, 4]"),           # not numpy's "[0.5, 1. , 2. , 4. ]"
+    (-0.0, "0"), (-1e-20 * 0, "0"),                      # no negative zero
+    (float("nan"), "—"), (float("inf"), "∞"),            # no NaN / inf cells
+    (2.15508e-08, "2.155×10⁻⁸"), (-3.5, "−3.5"),
+    (list(range(20)), "[0, 1, 2, …, 18, 19] (20 values)"),
+    ([[1.0, 2.0], [3.0, 4.0]], "[1, 2, 3, 4]"),
+])
+def test_numbers_in_the_tables_are_formatted_for_a_reader(value, text):
+    from ldp_companion.ledger import _fmt
+
+    assert _fmt(value) == text
+
+
+def test_in_chapter_table_has_no_chapter_column():
+    led = Ledger("ch")
+    led.close("a", "x", paper=[0.5, 1.0], ours=[0.5, 1.0], atol=1e-9, ref="Lemma 1")
+    html = led._repr_html_()
+    assert "<th>chapter</th>" not in html and "in-chapter" in html
+    assert "[0.5, 1]" in html and "within 1×10⁻⁹" in html
+
+
+def test_findings_markdown_is_computed_from_the_verdicts():
+    from ldp_companion.ledger import findings_markdown
+
+    led = Ledger("ch", refs={"a": "Lemma 1", "b": "Theorem 2", "c": "Fig. 3", "d": "Lemma 1"})
+    led.compare("a", "bound a", 1.0, "<", 2.0)
+    led.compare("b", "Theorem 2's bound", [3.0, 1.0], "<", 2.0)
+    led.difference("c", "Fig. 3 ordering", np.array([[0.1, -0.1, 0.05]]))
+    led.compare("d", "Lemma 1 again", 3.0, "<", 2.0)
+    text = findings_markdown(led.table())
+    assert text.startswith("**4 claims checked:** 1 holds, 1 partly, 1 fails, 1 inconclusive.")
+    assert "- **Lemma 1** (fails): Lemma 1 again" in text          # worst claim of the item
+    assert "- **Theorem 2** (partly): Theorem 2's bound — this run: 1 of 2 entries" in text
+    assert "Undecided at this run's size (inside the seed spread): Fig. 3." in text
+    # the mutant: the same ledger with Theorem 2 holding has no line for it
+    led2 = Ledger("ch", refs={"b": "Theorem 2"})
+    led2.compare("b", "Theorem 2's bound", [1.0, 1.0], "<", 2.0)
+    assert "Theorem 2" not in findings_markdown(led2.table())

@@ -13,13 +13,6 @@ from ldp_companion import mechanism_names  # noqa: E402
 from ldp_companion.plotting import MECHANISM_COLORS, color, label, plot_vs_epsilon, use_style  # noqa: E402
 
 
-def test_every_mechanism_has_its_own_colour_and_label():
-    names = mechanism_names()
-    assert all(n in MECHANISM_COLORS for n in names)
-    assert len({color(n) for n in MECHANISM_COLORS}) == len(MECHANISM_COLORS)
-    assert label("pm_sub") == "PM-SUB"
-
-
 def test_plot_vs_epsilon_lines_and_bands(tmp_path):
     use_style()
     rng = np.random.default_rng(0)
@@ -87,15 +80,102 @@ def test_epsilon_axis_thins_crowded_labels_and_plain_log_y():
     plt.close(fig)
 
 
-def test_caption_shows_plain_text_and_refuses_tex(monkeypatch):
+def _show(monkeypatch, fig, **kw):
+    """Run plotting.show on ``fig``; return (facts, displayed objects)."""
     import IPython.display
 
-    from ldp_companion.plotting import caption
+    from ldp_companion.plotting import show
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", shown.append)
-    caption("exceeds it at 3 of 4 bases, by 51%–75%")
-    assert shown[0].data == "*Figure: exceeds it at 3 of 4 bases, by 51%–75%*"
-    for bad in ("the claimed $\\max(a, b)$", r"below 0.2\,ε"):
-        with pytest.raises(ValueError, match="plain text"):
-            caption(bad)
+    plt.figure(fig.number)
+    facts = show(kw.pop("caption", "exceeds it at 3 of 4 bases, by 51%–75%"),
+                 alt=kw.pop("alt", "Two curves against ε on a log axis."), **kw)
+    return facts, shown
+
+
+def test_show_stores_alt_text_and_facts_in_the_png(monkeypatch, tmp_path):
+    from ldp_companion.plotting import png_facts
+
+    use_style()
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot([1, 2], [1, 2], color=color("pm"), label=label("pm"))
+    ax.plot([1, 2], [2, 1], color=color("harmony"), label=label("harmony"))
+    ax.legend()
+    facts, shown = _show(monkeypatch, fig)
+    image, text = shown
+    assert text.data == "*Figure: exceeds it at 3 of 4 bases, by 51%–75%*"
+    assert image.width == facts["width_px"] <= 520  # declared width: click to enlarge
+    (tmp_path / "f.png").write_bytes(image.data)
+    alt, stored = png_facts(tmp_path / "f.png")
+    assert alt == "Two curves against ε on a log axis." and stored == facts
+    assert facts["scale"] == 1.0 and facts["min_text_pt"] >= 9
+    assert facts["legend"] == {"PM": "#2ca02c", "Harmony": "#ff7f0e"}
+    assert not plt.get_fignums()  # closed: the inline backend does not show it a second time
+
+
+def test_show_refuses_tex_missing_alt_and_small_text(monkeypatch):
+    for kw, match in [({"caption": "the claimed $\\max(a, b)$ is broken"}, "plain text"),
+                      ({"caption": r"below 0.2\,ε at every base of the grid"}, "plain text"),
+                      ({"alt": ""}, "alt text must be a sentence"),
+                      ({"alt": "figure"}, "alt text must be a sentence")]:
+        fig, _ = plt.subplots(figsize=(4, 3))
+        with pytest.raises(ValueError, match=match):
+            _show(monkeypatch, fig, **kw)
+        plt.close("all")
+    # a 14-inch figure (11.4 in once cropped) is scaled by 0.6 on the page: 11-pt ticks fall to 6.9 pt
+    use_style()
+    fig, ax = plt.subplots(figsize=(14, 3))
+    ax.plot([1, 2], [1, 2])
+    with pytest.raises(ValueError, match=r"would show at 6\.9 pt on the page"):
+        _show(monkeypatch, fig)
+    # the same figure with text large enough for the scale passes
+    fig, ax = plt.subplots(figsize=(14, 3))
+    ax.plot([1, 2], [1, 2])
+    ax.tick_params(labelsize=20)
+    ax.set_title("a title", fontsize=20)
+    facts, _ = _show(monkeypatch, fig)
+    assert facts["scale"] < 0.65 and facts["min_text_pt"] >= 9
+
+
+def _lab(rgb):
+    """sRGB (0–1) to CIELAB (D65)."""
+    c = np.asarray(rgb, float)
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    m = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    xyz = m @ lin / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+MIN_LAB_DISTANCE = 20.0  # two colours closer than this in CIELAB are hard to tell apart in a legend
+
+
+def test_palette_one_distinct_colour_per_mechanism(tmp_path):
+    from ldp_companion.plotting import MECHANISM_ALIASES, SERIES_COLORS
+
+    names = [n for n in MECHANISM_COLORS if n not in MECHANISM_ALIASES]
+    lab = {n: _lab(MECHANISM_COLORS[n]) for n in names}
+    pairs = [(np.linalg.norm(lab[a] - lab[b]), a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    closest = min(pairs)
+    assert closest[0] > MIN_LAB_DISTANCE, f"{closest[1]} and {closest[2]} are too alike: {closest[0]:.1f}"
+    for alias, name in MECHANISM_ALIASES.items():  # another name of one mechanism: its colour
+        assert color(alias) == color(name)
+    assert all(n in MECHANISM_COLORS for n in mechanism_names())
+    assert len({label(n) for n in MECHANISM_COLORS}) == len(MECHANISM_COLORS)  # labels distinct
+    series = [_lab(matplotlib.colors.to_rgb(c)) for c in SERIES_COLORS]
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(series) for b in series[i + 1:]) > MIN_LAB_DISTANCE
+    # the swatch renders, one patch per name, each in its mechanism's colour
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, n in enumerate(names):
+        ax.barh(i, 1, color=MECHANISM_COLORS[n])
+    ax.set_yticks(range(len(names)), [label(n) for n in names])
+    fig.savefig(tmp_path / "palette.png")
+    assert [matplotlib.colors.to_rgb(p.get_facecolor()) for p in ax.patches] == \
+        [MECHANISM_COLORS[n] for n in names]
+    plt.close(fig)
+
+
+def test_palette_distance_check_fails_on_a_clash():
+    """The mutant: a palette where HM-TP is grey again next to a dark-grey 'non-private'."""
+    assert np.linalg.norm(_lab((0.5, 0.5, 0.5)) - _lab((0.4, 0.4, 0.4))) < MIN_LAB_DISTANCE

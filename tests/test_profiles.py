@@ -16,6 +16,17 @@ def test_profile_values_and_override():
     assert table.loc["n", "default"] == "100" and "set by caller" in table.loc["n", "this run"]
 
 
+def test_parameter_table_on_the_page_keeps_every_meaning_whole():
+    meaning = "users per synthetic data set (Figs. 1–2; unstated in the paper) " * 3
+    cfg = resolve("smoke", {"n": (meaning, {"smoke": 20_000, "default": 10**6, "paper": 10**6}),
+                            "grid": ("ε grid", {p: [0.1 * k for k in range(1, 30)]
+                                                for p in ("smoke", "default", "paper")})})
+    html = cfg._repr_html_()
+    assert meaning.strip() in html and "..." not in html
+    assert "2·10⁴" in html and "10⁶" in html
+    assert "[0.1, 0.2, …, 2.9]" in html  # long lists shortened with their ends, as :g
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"profile": "huge"}, "profile"),
     ({"profile": "smoke", "seed": -1}, "seed"),

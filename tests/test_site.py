@@ -166,3 +166,75 @@ def test_no_raw_tex_on_any_built_page():
     found = {p.relative_to(SITE).as_posix(): raw_tex(p.read_text()) for p in pages}
     found = {k: v for k, v in found.items() if v}
     assert not found, found
+
+
+def figures_on_page(html: str, page: Path) -> list[dict]:
+    """Every <img> of a built page: its alt text, whether it links to the full-size file, and
+    the facts :func:`ldp_companion.plotting.show` stored in its PNG."""
+    from bs4 import BeautifulSoup
+
+    from ldp_companion.plotting import png_facts
+
+    out = []
+    for img in BeautifulSoup(html, "html.parser").select("article img, main img"):
+        src = (page.parent / img.get("src", "")).resolve()
+        stored_alt, facts = png_facts(src) if src.suffix == ".png" and src.is_file() else ("", {})
+        out.append({"src": img.get("src", ""), "alt": img.get("alt", ""), "stored_alt": stored_alt,
+                    "linked": img.parent.name == "a", "facts": facts})
+    return out
+
+
+def figure_problems(figures: list[dict]) -> list[str]:
+    """What a reader would trip over: no alt text (or the file path as alt), no click to enlarge,
+    text below plotting.MIN_TEXT_PT at page width, a mechanism in a colour not its own."""
+    from ldp_companion.plotting import MECHANISM_COLORS, MECHANISM_LABELS, MIN_TEXT_PT
+
+    colour_of = {MECHANISM_LABELS[n]: matplotlib_hex(c) for n, c in MECHANISM_COLORS.items()
+                 if n in MECHANISM_LABELS}
+    problems = []
+    for f in figures:
+        name = f["src"].rsplit("/", 1)[-1][:12]
+        if not f["alt"] or "_images" in f["alt"] or f["alt"].endswith(".png"):
+            problems.append(f"{name}: no alt text ({f['alt']!r})")
+        if not f["facts"]:
+            problems.append(f"{name}: not drawn through plotting.show (no stored facts)")
+            continue
+        if not f["linked"]:
+            problems.append(f"{name}: does not link to the full-size image")
+        if f["facts"]["min_text_pt"] is not None and f["facts"]["min_text_pt"] < MIN_TEXT_PT:
+            problems.append(f"{name}: text {f['facts']['smallest_text']!r} at "
+                            f"{f['facts']['min_text_pt']} pt")
+        for text, hex_colour in f["facts"]["legend"].items():
+            if text in colour_of and hex_colour != colour_of[text]:
+                problems.append(f"{name}: {text} drawn in {hex_colour}, its colour is {colour_of[text]}")
+    return problems
+
+
+def matplotlib_hex(rgb) -> str:
+    import matplotlib.colors
+
+    return matplotlib.colors.to_hex(rgb)
+
+
+def test_figure_checks_catch_each_defect():
+    """Mutants of a good figure record, one defect each: every one is reported."""
+    good = {"src": "../../_images/abc.png", "alt": "Two curves against ε.", "stored_alt": "x",
+            "linked": True, "facts": {"min_text_pt": 10.4, "smallest_text": "PM",
+                                      "legend": {"PM": "#2ca02c", "a series": "#123456"}}}
+    assert figure_problems([good]) == []
+    mutants = [{"alt": ""}, {"alt": "../../_images/abc.png"}, {"linked": False},
+               {"facts": {}}, {"facts": {**good["facts"], "min_text_pt": 6.1}},
+               {"facts": {**good["facts"], "legend": {"PM": "#1f77b4"}}}]
+    for change in mutants:
+        assert len(figure_problems([{**good, **change}])) == 1, change
+
+
+def test_every_figure_has_alt_text_readable_text_and_its_colours():
+    pages = sorted((SITE / "book" / "generated").glob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    figures = {p.name: figures_on_page(p.read_text(), p) for p in pages}
+    assert sum(map(len, figures.values())) >= 15, {k: len(v) for k, v in figures.items()}
+    problems = {k: figure_problems(v) for k, v in figures.items()}
+    problems = {k: v for k, v in problems.items() if v}
+    assert not problems, problems

@@ -1,0 +1,59 @@
+"""The site ships the package: its wheel installs into a fresh environment and runs a notebook
+downloaded from the site, with no access to the repository."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import venv
+from pathlib import Path
+
+import pytest
+
+from conftest import skip_or_fail
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "_build" / "html"
+
+
+def _version() -> str:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_rerun_page_links_the_files_of_this_version():
+    page = (REPO / "book" / "rerun.md").read_text()
+    for name in (f"ldp_companion-{_version()}-py3-none-any.whl", f"ldp_companion-{_version()}.tar.gz"):
+        assert f"<../_build/package/{name}>" in page, name
+
+
+@pytest.mark.chapter
+def test_wheel_from_the_site_runs_a_downloaded_notebook(tmp_path):
+    wheels = sorted(SITE.glob(f"_downloads/*/ldp_companion-{_version()}-py3-none-any.whl"))
+    notebook = SITE / "_sources" / "book" / "generated" / "A-audit.ipynb"
+    if not wheels or not notebook.is_file():
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    # a fresh environment: the dependencies come from this one's site-packages (a path line in
+    # a .pth file, which does not run this environment's editable-install hook), the package
+    # only from the wheel
+    env = tmp_path / "env"
+    venv.create(env, with_pip=False)
+    fresh_site = Path(subprocess.check_output(
+        [env / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        text=True).strip())
+    (fresh_site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                    "--target", str(fresh_site), str(wheels[-1])], check=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    python = str(env / "bin" / "python")
+    where = subprocess.check_output([python, "-c", "import ldp_companion; print(ldp_companion.__file__)"],
+                                    cwd=work, text=True).strip()
+    assert where.startswith(str(fresh_site)), where
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LDP_COMPANION_LEDGER_DIR")}
+    done = subprocess.run([python, "-m", "papermill", str(notebook), "out.ipynb", "-k", "python3",
+                           "-p", "profile", "smoke", "--no-progress-bar"],
+                          cwd=work, env=clean, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (work / "A-audit.ledger.json").is_file()  # the chapter ran to its last cell
