@@ -7,10 +7,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MATHJAX := book/_static/mathjax/tex-chtml.js
 PROFILE ?= default
+FORCE ?=
 
 .PHONY: install book site test notebooks format lock clean help
 help:
-	@echo "make book       execute every chapter (PROFILE=$(PROFILE)) and build the HTML site"
+	@echo "make book       execute the chapters (PROFILE=$(PROFILE)) in parallel and build the HTML site;"
+	@echo "                a chapter whose source, parameters and package code are unchanged comes"
+	@echo "                from the cache (make book FORCE=1 re-executes all)"
 	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
 	@echo "make notebooks  write notebooks/*.ipynb (for papermill) from the .md sources"
 	@echo "make format     format the chapters' code cells to the page's width (black, 88 columns)"
@@ -30,7 +33,7 @@ $(MATHJAX): package.json package-lock.json
 	    $(CURDIR)/book/_static/mathjax/
 
 book: install $(MATHJAX)
-	$(PY) -m ldp_companion book --profile $(PROFILE)
+	$(PY) -m ldp_companion book --profile $(PROFILE) $(if $(FORCE),--force)
 	@du -sh _build/html | awk '{print "site size: " $$1}'
 
 site: install $(MATHJAX)

@@ -7,7 +7,8 @@ python -m ldp_companion params pm          # the chapter's parameters, values pe
 python -m ldp_companion params --sync      # regenerate README table and parameters cells
 python -m ldp_companion coverage pm --json # the paper's items and where the book covers them
 python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/
-python -m ldp_companion book --profile default
+python -m ldp_companion book --profile default   # chapters in parallel; unchanged ones cached
+python -m ldp_companion book --force             # re-execute every chapter
 python -m ldp_companion site                     # render only: the package and the HTML
 """
 from __future__ import annotations
@@ -51,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--profile", default="default", choices=runner.PROFILES)
     book.add_argument("--seed", type=int, default=0)
     book.add_argument("--no-site", action="store_true", help="execute only, do not render")
+    book.add_argument("--force", action="store_true",
+                      help="re-execute every chapter, even those the cache holds")
+    book.add_argument("--jobs", type=int, default=None,
+                      help="chapters executed at once (default: the number of cores)")
     sub.add_parser("site", help="build the package and render the executed chapters (no execution)")
     args = parser.parse_args(argv)
 
@@ -72,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "site":
         print(f"site built; open {runner.build_site()}")
         return 0
-    runner.execute_book(args.profile, args.seed)
+    runner.execute_book(args.profile, args.seed, force=args.force, jobs=args.jobs)
     if not args.no_site:
         index = runner.build_site()
         print(f"book built in {time.perf_counter() - started:.0f} s; open {index}")

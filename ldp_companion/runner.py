@@ -7,6 +7,7 @@ records the run (profile, seed, parameters, time, versions) as ``<name>.run.json
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -100,7 +101,8 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
                            f"{err.ename}: {err.evalue} (executed notebook: {target})") from None
     seconds = time.perf_counter() - started
     _hide_injected_parameters(target)
-    print(f"[{source.stem}] done in {seconds:.1f} s -> {target}", flush=True)
+    print(f"[{source.stem}] done in {seconds:.1f} s (profile {profile or 'none'}) -> {target}",
+          flush=True)
     if not record:
         return target
     record = {"name": source.stem, "parameters": parameters, "seconds": round(seconds, 2),
@@ -124,15 +126,118 @@ def _hide_injected_parameters(notebook: Path) -> None:
     nbformat.write(nb, notebook)
 
 
+def package_sources(source: Path, package: Path = REPO / "ldp_companion") -> list[Path]:
+    """The package source a chapter can depend on: every shared module, and of the chapter
+    packages (the subpackages with a ``params.py``) only those the chapter imports."""
+    text = Path(source).read_text()
+    chapter_packages = {p.parent for p in package.glob("*/params.py")}
+    out = []
+    for path in sorted(package.rglob("*.py")):
+        owner = next((c for c in chapter_packages if c in path.parents), None)
+        if owner is None or f"ldp_companion.{owner.name}" in text or \
+                f"ldp_companion import {owner.name}" in text:
+            out.append(path)
+    return out
+
+
+def cache_key(source: Path, parameters: dict, package: Path = REPO / "ldp_companion") -> str:
+    """Hash of what a chapter's run depends on: its source, its parameters, the package source
+    it can import (:func:`package_sources`) and the installed versions."""
+    h = hashlib.sha256()
+    h.update(Path(source).read_bytes())
+    h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
+    for path in package_sources(source, package):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    h.update(json.dumps(versions(), sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _cached(source: Path, out_dir: Path, key: str) -> dict | None:
+    """The run record of a previous execution with the same key, if its outputs are all there."""
+    stem = source.stem
+    try:
+        record = json.loads((out_dir / f"{stem}.run.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if record.get("cache_key") != key or not (out_dir / f"{stem}.ipynb").is_file():
+        return None
+    return record
+
+
+def _execute_recorded(source: Path, out_dir: Path, parameters: dict, key: str) -> dict:
+    """Execute one chapter (in a worker process) and add the cache key to its run record."""
+    execute(source, out_dir, parameters)
+    path = out_dir / f"{source.stem}.run.json"
+    record = json.loads(path.read_text())
+    record.update(cache_key=key, from_cache=False)
+    path.write_text(json.dumps(record, indent=1))
+    return record
+
+
 def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERATED,
-                 root: Path = REPO) -> list[Path]:
-    """Execute every chapter at ``profile``, then the summary pages that read their results."""
-    for stale in list(out_dir.glob("*.ipynb")) + list(out_dir.glob("*.json")):
-        stale.unlink()
-    done = [execute(src, out_dir, {"profile": profile, "seed": seed}) for src in chapters(root)]
-    done += [execute(root / "book" / f"{page}.md", out_dir, record=False)
-             for page in SUMMARY_PAGES]
-    return done
+                 root: Path = REPO, *, force: bool = False, jobs: int | None = None,
+                 summary_pages=SUMMARY_PAGES) -> dict[str, str]:
+    """Execute every chapter at ``profile`` (in parallel, largest first, skipping those whose
+    :func:`cache_key` is unchanged unless ``force``), then the summary pages that read them.
+
+    Parameters
+    ----------
+    jobs : int, optional
+        Chapters executed at once (default: the number of cores).
+
+    Returns
+    -------
+    dict
+        ``chapter -> "executed" | "cache"``.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sources = chapters(root)
+    names = {s.stem for s in sources} | set(summary_pages)
+    for stale in [*out_dir.glob("*.ipynb"), *out_dir.glob("*.json")]:
+        if stale.name.split(".")[0] not in names:  # a chapter that no longer exists
+            stale.unlink()
+    params = {"profile": profile, "seed": seed}
+    status, todo = {}, []
+    for src in sources:
+        key = cache_key(src, params, root / "ldp_companion")
+        record = None if force else _cached(src, out_dir, key)
+        if record is None:
+            todo.append((src, key))
+            continue
+        record["from_cache"] = True
+        (out_dir / f"{src.stem}.run.json").write_text(json.dumps(record, indent=1))
+        status[src.stem] = "cache"
+        print(f"[{src.stem}] from the cache (run of {record['finished']}, "
+              f"{record['seconds']:.0f} s, profile {record['parameters'].get('profile')})",
+              flush=True)
+    todo.sort(key=lambda item: -_expected_seconds(item[0], out_dir))
+    failures = []
+    with ProcessPoolExecutor(max_workers=max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))) as pool:
+        futures = {pool.submit(_execute_recorded, src, out_dir, params, key): src
+                   for src, key in todo}
+        for future in as_completed(futures):
+            src = futures[future]
+            try:
+                future.result()
+                status[src.stem] = "executed"
+            except RuntimeError as err:
+                failures.append(str(err))
+    if failures:
+        raise RuntimeError("; ".join(failures))
+    for page in summary_pages:
+        execute(root / "book" / f"{page}.md", out_dir, record=False)
+    return status
+
+
+def _expected_seconds(source: Path, out_dir: Path) -> float:
+    """How long the chapter took last time (its size in bytes / 1000 when never run)."""
+    try:
+        return float(json.loads((out_dir / f"{source.stem}.run.json").read_text())["seconds"])
+    except (OSError, ValueError, KeyError):
+        return source.stat().st_size / 1000
 
 
 def build_package(root: Path = REPO) -> list[Path]:

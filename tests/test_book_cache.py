@@ -1,0 +1,80 @@
+"""`make book` executes chapters in parallel and re-executes only what changed."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from ldp_companion import runner
+
+CHAPTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+    format_version: 0.13
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# {title}
+
+```{{code-cell}} ipython3
+:tags: [parameters]
+
+profile = "default"
+seed = 0
+```
+
+```{{code-cell}} ipython3
+print("{title}", profile, seed)
+```
+"""
+
+
+@pytest.fixture
+def tiny_book(tmp_path):
+    """A book of two tiny chapters next to a copy of the package source (the cache hashes it)."""
+    (tmp_path / "notebooks").mkdir()
+    for name in ("01-one", "02-two"):
+        (tmp_path / "notebooks" / f"{name}.md").write_text(CHAPTER.format(title=name))
+    shutil.copytree(runner.REPO / "ldp_companion", tmp_path / "ldp_companion",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+@pytest.mark.chapter
+def test_second_build_executes_nothing_and_a_touched_chapter_only_itself(tiny_book):
+    out = tiny_book / "generated"
+    build = lambda **kw: runner.execute_book("smoke", 0, out, tiny_book, summary_pages=(), jobs=2, **kw)
+    assert build() == {"01-one": "executed", "02-two": "executed"}
+    first = json.loads((out / "01-one.run.json").read_text())
+    assert build() == {"01-one": "cache", "02-two": "cache"}
+    again = json.loads((out / "01-one.run.json").read_text())
+    assert again["from_cache"] and again["finished"] == first["finished"]
+    src = tiny_book / "notebooks" / "02-two.md"
+    src.write_text(src.read_text() + "\nOne more sentence.\n")
+    assert build() == {"01-one": "cache", "02-two": "executed"}
+    # a change in a shared module the chapters can import re-executes both; FORCE re-executes all
+    shared = tiny_book / "ldp_companion" / "validation.py"
+    shared.write_text(shared.read_text() + "\n# touched\n")
+    assert build() == {"01-one": "executed", "02-two": "executed"}
+    assert build(force=True) == {"01-one": "executed", "02-two": "executed"}
+
+
+def test_cache_key_follows_source_parameters_and_only_imported_chapter_packages(tiny_book):
+    src = tiny_book / "notebooks" / "01-one.md"
+    pkg = tiny_book / "ldp_companion"
+    key = runner.cache_key(src, {"profile": "smoke"}, pkg)
+    assert key == runner.cache_key(src, {"profile": "smoke"}, pkg)
+    assert key != runner.cache_key(src, {"profile": "default"}, pkg)
+    # the chapter imports no chapter package: editing one (hiera) leaves its key alone
+    (pkg / "hiera" / "levels.py").write_text((pkg / "hiera" / "levels.py").read_text() + "\n#\n")
+    assert key == runner.cache_key(src, {"profile": "smoke"}, pkg)
+    src.write_text(src.read_text().replace("print(", "from ldp_companion.hiera import levels\nprint("))
+    assert runner.cache_key(src, {"profile": "smoke"}, pkg) != key
+    files = runner.package_sources(src, pkg)
+    assert pkg / "hiera" / "levels.py" in files and pkg / "pm" / "theory.py" not in files
