@@ -18,7 +18,7 @@ import seaborn as sns
 __all__ = ["MECHANISM_COLORS", "MECHANISM_ALIASES", "MECHANISM_LABELS", "MECHANISM_MARKERS",
            "SERIES_COLORS", "PAGE_WIDTH_PX", "MIN_TEXT_PT", "use_style", "color", "label",
            "marker", "epsilon_axis", "plain_log_y", "plot_vs_epsilon",
-           "plot_panels_vs_epsilon", "figure_facts", "show", "png_facts"]
+           "plot_panels_vs_epsilon", "legend_below", "figure_facts", "show", "png_facts"]
 
 # One colour per mechanism across the book. The same mechanism under another name (Laplace
 # with ε/d per attribute; Harmony, which is Duchi's law on a sampled attribute) takes its
@@ -300,6 +300,19 @@ def plot_vs_epsilon(data: pd.DataFrame, metric: str, *, mechanism: str = "mechan
     return ax
 
 
+def legend_below(fig, axes=None, *, ncol: int = 4, **kwargs):
+    """Lay ``fig`` out, then put one legend under it: every distinct label of ``axes``
+    (default: all of the figure's axes), so that multi-panel figures keep the page's width.
+    Extra keyword arguments go to ``Figure.legend`` (``title``, ``fontsize``)."""
+    entries = {}
+    for ax in np.ravel(fig.axes if axes is None else axes):
+        for handle, text in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(text, handle)
+    fig.tight_layout()
+    return fig.legend(list(entries.values()), list(entries), loc="upper center",
+                      bbox_to_anchor=(0.5, 0.0), ncol=min(ncol, len(entries)) or 1, **kwargs)
+
+
 def plot_panels_vs_epsilon(data: pd.DataFrame, metric: str, panel: str, *,
                            expected: str | None = None, ncols: int = 2, logy: bool = False,
                            ylabel: str | None = None, title: str | None = None,
@@ -330,10 +343,7 @@ def plot_panels_vs_epsilon(data: pd.DataFrame, metric: str, panel: str, *,
                         color=color(mech), zorder=2)
     for ax in axes.flat[len(names):]:
         ax.set_axis_off()
-    handles, labels = axes.flat[0].get_legend_handles_labels()
     if title:
         fig.suptitle(textwrap.fill(title, 70))
-    fig.tight_layout()
-    fig.legend(handles, labels, loc="upper center", ncol=min(4, len(labels)),
-               bbox_to_anchor=(0.5, 0.0))
+    legend_below(fig, axes.flat[0])
     return fig

@@ -61,7 +61,8 @@ def versions() -> dict[str, str]:
 
 
 def execute(source: Path, out_dir: Path, parameters: dict | None = None,
-            kernel: str = "python3", log_output: bool = False, record: bool = True) -> Path:
+            kernel: str = "python3", log_output: bool = False, record: bool = True,
+            cache_key: str | None = None) -> Path:
     """Run one MyST notebook with papermill; return the executed ``.ipynb``.
 
     Parameters
@@ -75,6 +76,8 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
         papermill parameters (``profile``, ``seed`` and the chapter's knobs).
     record : bool
         Write ``<name>.run.json`` (the Reproducibility page lists these).
+    cache_key : str, optional
+        :func:`cache_key` of this run, kept in the record so that ``execute_book`` can reuse it.
     """
     import jupytext
     import papermill
@@ -107,7 +110,8 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
         return target
     record = {"name": source.stem, "parameters": parameters, "seconds": round(seconds, 2),
               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores", "versions": versions()}
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores", "versions": versions(),
+              "cache_key": cache_key, "from_cache": False}
     (out_dir / f"{source.stem}.run.json").write_text(json.dumps(record, indent=1))
     return target
 
@@ -164,16 +168,6 @@ def _cached(source: Path, out_dir: Path, key: str) -> dict | None:
     return record
 
 
-def _execute_recorded(source: Path, out_dir: Path, parameters: dict, key: str) -> dict:
-    """Execute one chapter (in a worker process) and add the cache key to its run record."""
-    execute(source, out_dir, parameters)
-    path = out_dir / f"{source.stem}.run.json"
-    record = json.loads(path.read_text())
-    record.update(cache_key=key, from_cache=False)
-    path.write_text(json.dumps(record, indent=1))
-    return record
-
-
 def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERATED,
                  root: Path = REPO, *, force: bool = False, jobs: int | None = None,
                  summary_pages=SUMMARY_PAGES) -> dict[str, str]:
@@ -216,7 +210,7 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
     todo.sort(key=lambda item: -_expected_seconds(item[0], out_dir))
     failures = []
     with ProcessPoolExecutor(max_workers=max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))) as pool:
-        futures = {pool.submit(_execute_recorded, src, out_dir, params, key): src
+        futures = {pool.submit(execute, src, out_dir, params, cache_key=key): src
                    for src, key in todo}
         for future in as_completed(futures):
             src = futures[future]

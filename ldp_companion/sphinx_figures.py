@@ -19,9 +19,7 @@ def _add_alt(app, doctree) -> None:
         uri = node.get("uri", "")
         if node.get("alt") or not uri.endswith(".png"):
             continue
-        path = Path(app.srcdir) / uri.lstrip("/")
-        if not path.is_file():
-            path = Path(app.env.doc2path(app.env.docname)).parent / uri
+        path = Path(app.srcdir) / uri.lstrip("/")  # myst-nb writes outputs under the source dir
         if path.is_file():
             alt, _ = png_facts(path)
             if alt:

@@ -179,3 +179,16 @@ def test_palette_one_distinct_colour_per_mechanism(tmp_path):
 def test_palette_distance_check_fails_on_a_clash():
     """The mutant: a palette where HM-TP is grey again next to a dark-grey 'non-private'."""
     assert np.linalg.norm(_lab((0.5, 0.5, 0.5)) - _lab((0.4, 0.4, 0.4))) < MIN_LAB_DISTANCE
+
+
+def test_legend_below_gathers_each_label_once_under_the_figure():
+    from ldp_companion.plotting import legend_below
+
+    fig, (a, b) = plt.subplots(1, 2)
+    a.plot([1, 2], color=color("pm"), label="PM")
+    b.plot([1, 2], color=color("pm"), label="PM")
+    b.plot([2, 1], color=color("duchi"), label="Duchi")
+    leg = legend_below(fig, ncol=4)
+    assert [t.get_text() for t in leg.get_texts()] == ["PM", "Duchi"] and fig.legends == [leg]
+    assert leg._ncols == 2  # no more columns than entries
+    plt.close("all")

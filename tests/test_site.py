@@ -189,7 +189,9 @@ def figure_problems(figures: list[dict]) -> list[str]:
     text below plotting.MIN_TEXT_PT at page width, a mechanism in a colour not its own."""
     from ldp_companion.plotting import MECHANISM_COLORS, MECHANISM_LABELS, MIN_TEXT_PT
 
-    colour_of = {MECHANISM_LABELS[n]: matplotlib_hex(c) for n, c in MECHANISM_COLORS.items()
+    from matplotlib.colors import to_hex
+
+    colour_of = {MECHANISM_LABELS[n]: to_hex(c) for n, c in MECHANISM_COLORS.items()
                  if n in MECHANISM_LABELS}
     problems = []
     for f in figures:
@@ -208,12 +210,6 @@ def figure_problems(figures: list[dict]) -> list[str]:
             if text in colour_of and hex_colour != colour_of[text]:
                 problems.append(f"{name}: {text} drawn in {hex_colour}, its colour is {colour_of[text]}")
     return problems
-
-
-def matplotlib_hex(rgb) -> str:
-    import matplotlib.colors
-
-    return matplotlib.colors.to_hex(rgb)
 
 
 def test_figure_checks_catch_each_defect():
