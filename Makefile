@@ -51,7 +51,7 @@ format: install
 lock: install
 	@{ echo "# Exact versions the book and tests are built with (pip install -c constraints.txt ...)."; \
 	   echo "# Regenerate with 'make lock' after changing pyproject.toml."; \
-	   $(PY) -m pip freeze --exclude-editable | grep -v -i '^ldp.companion'; } > constraints.txt
+	   $(PY) -m pip freeze --all --exclude-editable | grep -v -i -E '^(ldp.companion|pip)=='; } > constraints.txt
 
 clean:
 	rm -rf _build book/generated book/_static/mathjax
