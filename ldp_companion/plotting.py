@@ -29,10 +29,12 @@ _BASE_COLORS = {
     "three_outputs": "#9467bd", "pm_opt": "#8c564b", "pm_sub": "#e377c2", "hm_tp": "#17becf",
     "hiera": "#08306b", "graded_laplace": "#b8860b", "duchi_md": "#bcbd22",
     "gaussian": "#7f7f7f", "non_private": "#000000",
+    "tldp_l": "#800000", "tldp_g": "#005a32", "idn": "#ff00ff", "mvg": "#3f007d",
 }
 #: Names that are another name for a mechanism above (they share its colour).
 MECHANISM_ALIASES: dict[str, str] = {
     "laplace_split": "laplace", "harmony": "duchi", "harmony_clip": "duchi",
+    "tldp_l_w": "tldp_l", "tldp_g_w": "tldp_g",
 }
 #: A fixed colour per mechanism name, the same in every chapter.
 MECHANISM_COLORS: dict[str, tuple] = {
@@ -47,6 +49,8 @@ MECHANISM_LABELS: dict[str, str] = {
     "laplace_split": "Laplace (ε/d each)",
     "duchi_md": "Duchi (multidim.)", "non_private": "non-private",
     "harmony_clip": "Harmony + pool clipping",
+    "tldp_l": "TLDP-L", "tldp_g": "TLDP-G", "tldp_l_w": "TLDP-L-w", "tldp_g_w": "TLDP-G-w",
+    "idn": "IDN", "mvg": "MVG",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
 #: in hue and lightness, none of them a mechanism's colour.
@@ -56,7 +60,9 @@ SERIES_COLORS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#444444
 #: A marker per mechanism, so that curves stay apart where colours are close or printed grey.
 MECHANISM_MARKERS: dict[str, str] = {
     "hiera": "o", "harmony": "s", "pm": "^", "graded_laplace": "D", "harmony_clip": "s",
-    "non_private": "v", "duchi_md": "s", "hm_tp": "D", "pm_sub": "P", "three_outputs": "X"}
+    "non_private": "v", "duchi_md": "s", "hm_tp": "D", "pm_sub": "P", "three_outputs": "X",
+    "tldp_l": "o", "tldp_l_w": "x", "tldp_g": "s", "tldp_g_w": "+", "laplace": "<",
+    "gaussian": ">", "idn": "D", "mvg": "P"}
 
 
 def marker(name: str) -> str:
@@ -141,6 +147,14 @@ def _plain(text: str, what: str) -> str:
     return text.strip()
 
 
+class FigureFacts(dict):
+    """What :func:`show` measured of a figure (a dict). A notebook does not display it when
+    ``show(...)`` is a cell's last line: the page shows the figure and its caption only."""
+
+    def _ipython_display_(self):
+        pass
+
+
 def show(caption: str, *, alt: str, fig=None) -> dict:
     """Show a figure on the page with its caption and alt text; return :func:`figure_facts`.
 
@@ -189,7 +203,7 @@ def show(caption: str, *, alt: str, fig=None) -> dict:
     plt.close(fig)
     display(Image(data=buf.getvalue(), format="png", width=round(width_px)))
     display(Markdown(f"*Figure: {caption}*"))
-    return facts
+    return FigureFacts(facts)
 
 
 def _png_size(data: bytes) -> tuple[int, int]:

@@ -114,6 +114,19 @@ def test_show_stores_alt_text_and_facts_in_the_png(monkeypatch, tmp_path):
     assert not plt.get_fignums()  # closed: the inline backend does not show it a second time
 
 
+def test_show_returns_facts_that_a_notebook_does_not_print():
+    """``show(...)`` as a cell's last line must not print its facts under the figure."""
+    from IPython.core.formatters import DisplayFormatter
+
+    from ldp_companion.plotting import FigureFacts
+
+    facts = FigureFacts(width_px=600)
+    assert facts["width_px"] == 600  # still a dict for the caller
+    assert DisplayFormatter().format(facts) == ({}, {})
+    # the mutant: a plain dict would be printed as the cell's output
+    assert "text/plain" in DisplayFormatter().format(dict(facts))[0]
+
+
 def test_show_refuses_tex_missing_alt_and_small_text(monkeypatch):
     for kw, match in [({"caption": "the claimed $\\max(a, b)$ is broken"}, "plain text"),
                       ({"caption": r"below 0.2\,ε at every base of the grid"}, "plain text"),

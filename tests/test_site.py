@@ -168,6 +168,20 @@ def test_no_raw_tex_on_any_built_page():
     assert not found, found
 
 
+def printed_facts(html: str) -> int:
+    """How many code outputs on a page print a figure's facts (a dict with 'width_px')."""
+    return html.count("&#39;width_px&#39;") + html.count("'width_px'")
+
+
+def test_no_page_prints_a_figures_facts():
+    pages = sorted((SITE / "book").rglob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    found = {p.relative_to(SITE).as_posix(): printed_facts(p.read_text()) for p in pages}
+    assert not {k: v for k, v in found.items() if v}
+    assert printed_facts("<pre>{&#39;width_px&#39;: 651, &#39;scale&#39;: 1.0}</pre>") == 1
+
+
 def figures_on_page(html: str, page: Path) -> list[dict]:
     """Every <img> of a built page: its alt text, whether it links to the full-size file, and
     the facts :func:`ldp_companion.plotting.show` stored in its PNG."""

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.tensor.calibration import check_delta, check_value_range
+from scipy.optimize import brentq
+
+from ldp_companion.tensor.calibration import check_delta, check_value_range, gaussian_delta
 from ldp_companion.tldp.algorithm import tldp
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
 
 __all__ = ["laplace_true_epsilon", "gaussian_mu", "atom_delta", "gdp_epsilon",
+           "gdp_epsilon_exact",
            "laplace_loss", "gaussian_loss", "mean_laplace_loss", "tldp_sampler",
            "lr_attack_accuracy", "window_probabilities", "weighted_bound_threshold"]
 
@@ -82,6 +85,16 @@ def gdp_epsilon(mu, delta=1e-5, *, resolution: float = 1e-3) -> float:
     dist = pld.from_gaussian_mechanism(standard_deviation=1.0 / mu, sensitivity=1.0,
                                        value_discretization_interval=interval)
     return float(dist.get_epsilon_for_delta(delta))
+
+
+def gdp_epsilon_exact(mu, delta=1e-5) -> float:
+    """ε′ solving the exact privacy profile of μ-GDP, ``Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) = δ``
+    (Dong, Roth & Su 2022, Cor. 2.13; Balle & Wang 2018): the cross-check of
+    :func:`gdp_epsilon`."""
+    mu = check_epsilon(mu, "mu")
+    delta = check_delta(delta)
+    f = lambda e: gaussian_delta(1.0 / mu, 1.0, e) - delta  # noqa: E731
+    return float(brentq(f, 0.0, mu * mu + 50.0 * mu + 50.0, xtol=1e-10))
 
 
 def laplace_loss(y, x, x_prime, scale):
