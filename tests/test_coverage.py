@@ -127,7 +127,7 @@ def test_cli_coverage_json_lists_every_item(tmp_path, monkeypatch, capsys):
     assert [r["ref"] for r in rows] == book.ITEMS["05-hiera"].refs
     assert all(r["status"] in STATUSES for r in rows)
     assert next(r for r in rows if r["ref"] == "Theorem 1")["claims"] == "thm2-composed (fails)"
-    assert main(["coverage", "tldp"]) == 0  # a placeholder needs no ledger
+    assert main(["coverage", "spof"]) == 0  # a placeholder needs no ledger
     assert "planned" in capsys.readouterr().out
 
 

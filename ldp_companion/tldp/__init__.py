@@ -1,4 +1,15 @@
 """Chapter 1: Yuan, Tang, Huang & Wang, *Local Differential Privacy for Tensors in Distributed
-Computing Systems* (TLDP) — what only this paper uses. The chapter is not written yet; its
-parameters (:mod:`~ldp_companion.tldp.params`) are ``profile`` and ``seed`` only.
+Computing Systems* (TLDP) — what only this paper uses. The shared tensor noise (Laplace,
+Gaussian, IDN, MVG) is :mod:`ldp_companion.tensor`. One module per idea:
+
+* :mod:`~ldp_companion.tldp.algorithm`: TLDP (Alg. 1) and weighted TLDP (Alg. 2), the retaining
+  probability in log space and its ceilings;
+* :mod:`~ldp_companion.tldp.mechanisms`: every mechanism the experiments compare, by name;
+* :mod:`~ldp_companion.tldp.privacy`: what TLDP really spends (Theorems 1–3): true ε, Gaussian
+  DP through ``dp-accounting``, the distinguishing attack;
+* :mod:`~ldp_companion.tldp.error`: Table V, paper against implemented against Monte Carlo;
+* :mod:`~ldp_companion.tldp.data`, :mod:`~ldp_companion.tldp.experiments`,
+  :mod:`~ldp_companion.tldp.analysis`: the three experiment types (Figs. 1–3) and their reading;
+* :mod:`~ldp_companion.tldp.items`, :mod:`~ldp_companion.tldp.params`: the paper's numbered
+  items and the chapter's parameters.
 """

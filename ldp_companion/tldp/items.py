@@ -41,6 +41,8 @@ CLAIM_REFS = {
     "fig3-other-data": ["Fig. 3", "Table IV"],
 }
 
+CLAIM_REFS = {cid: [r] if isinstance(r, str) else list(r) for cid, r in CLAIM_REFS.items()}
+
 CLAIM_KINDS = {
     "alg1-ceiling-l": "beyond the paper", "alg1-ceiling-g": "beyond the paper",
     "accountant-check": "beyond the paper", "accountant-upper": "beyond the paper",
@@ -52,7 +54,7 @@ CLAIM_KINDS = {
 
 def _claims(ref):
     """The claim ids whose ref cites ``ref``."""
-    return [c for c, r in CLAIM_REFS.items() if ref in ([r] if isinstance(r, str) else r)]
+    return [c for c, r in CLAIM_REFS.items() if ref in r]
 
 
 _ITEMS = [

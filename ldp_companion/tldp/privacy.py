@@ -73,6 +73,9 @@ def atom_delta(size, log_p):
     return -np.expm1(check_positive_int(size, "size") * np.log1p(-p))
 
 
+_PLD_MAX_MU = 300.0
+
+
 def gdp_epsilon(mu, delta=1e-5, *, resolution: float = 1e-3) -> float:
     """ε′ such that μ-Gaussian DP is (ε′, δ)-DP, from ``dp_accounting``'s privacy-loss
     distribution of the Gaussian mechanism (noise 1/μ, sensitivity 1; a pessimistic
@@ -80,6 +83,9 @@ def gdp_epsilon(mu, delta=1e-5, *, resolution: float = 1e-3) -> float:
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     mu = check_epsilon(mu, "mu")
+    if mu > _PLD_MAX_MU:
+        raise ValueError(f"mu = {mu:g} is beyond what the PLD accountant discretizes here (at "
+                         f"most {_PLD_MAX_MU:g}); use gdp_epsilon_exact")
     delta = check_delta(delta)
     interval = resolution * max(1.0, mu * mu / 50.0)  # the loss spans ~μ²/2 ± a few μ
     dist = pld.from_gaussian_mechanism(standard_deviation=1.0 / mu, sensitivity=1.0,

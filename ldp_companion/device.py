@@ -1,0 +1,76 @@
+"""Torch device and random-generator helpers shared by every chapter that trains a torch model.
+
+* :func:`torch_device` picks the device a model runs on ("cuda" when available, else "cpu"),
+  or checks the caller's choice.
+* :func:`seed_torch` derives a :class:`torch.Generator` from a numpy generator, so that a grid
+  cell's ``numpy.random.Generator`` (:func:`ldp_companion.grid.cell_rng`) also drives model
+  initialisation and batch order, never torch's global seed.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ldp_companion.validation import check_rng
+
+__all__ = ["DEVICES", "torch_device", "seed_torch"]
+
+#: Device kinds :func:`torch_device` accepts (``"cuda:N"`` picks the N-th GPU).
+DEVICES = ("cpu", "cuda")
+
+
+def torch_device(prefer: str | None = None) -> torch.device:
+    """The device to run torch models on.
+
+    Parameters
+    ----------
+    prefer : {None, "cpu", "cuda", "cuda:N"}
+        ``None``: "cuda" when a GPU is available, else "cpu". ``"cpu"`` forces the CPU.
+        ``"cuda"`` or ``"cuda:N"`` asks for a GPU and fails if there is none (or no N-th one).
+
+    Returns
+    -------
+    torch.device
+
+    Raises
+    ------
+    ValueError
+        ``prefer`` names an unknown device kind, or a GPU that is not available.
+    """
+    if prefer is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not isinstance(prefer, str):
+        raise ValueError(f"prefer must be None or one of {DEVICES} (or 'cuda:N'), "
+                         f"got {prefer!r}")
+    kind, _, index = prefer.partition(":")
+    if kind not in DEVICES or (index and (kind != "cuda" or not index.isdigit())):
+        raise ValueError(f"prefer must be None or one of {DEVICES} (or 'cuda:N'), "
+                         f"got {prefer!r}")
+    if kind == "cpu":
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise ValueError(f"prefer={prefer!r} but CUDA is not available on this machine")
+    if index and int(index) >= torch.cuda.device_count():
+        raise ValueError(f"prefer={prefer!r} but only {torch.cuda.device_count()} CUDA "
+                         "device(s) are available")
+    return torch.device(prefer)
+
+
+def seed_torch(rng: np.random.Generator) -> torch.Generator:
+    """A CPU :class:`torch.Generator` seeded by one draw ``rng.integers(2**63)``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Advanced by exactly one draw.
+
+    Returns
+    -------
+    torch.Generator
+        On the CPU: draw random tensors (initial weights, permutations) on the CPU with it
+        and move them to the model's device, so results do not depend on the device's RNG.
+    """
+    rng = check_rng(rng)
+    gen = torch.Generator(device="cpu")
+    gen.manual_seed(int(rng.integers(2**63)))
+    return gen
