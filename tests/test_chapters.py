@@ -55,9 +55,9 @@ def test_find_chapter():
 
 
 def test_cli_run_with_parameters(tmp_path, capsys):
-    assert main(["run", "tldp", "-p", "profile", "smoke", "-p", "seed", "3",
+    assert main(["run", "spof", "-p", "profile", "smoke", "-p", "seed", "3",
                  "--out", str(tmp_path)]) == 0
-    record = json.loads((tmp_path / "01-tldp.run.json").read_text())
+    record = json.loads((tmp_path / "04-spof.run.json").read_text())
     assert record["parameters"] == {"profile": "smoke", "seed": 3}
     assert "executed notebook" in capsys.readouterr().out
 

@@ -274,3 +274,50 @@ def test_monte_carlo_agrees_with_the_implemented_error(mech):
     assert abs(mc - impl) <= 4 * se + 0.01 * impl
     if mech in ("tldp_g", "gaussian", "mvg"):  # the paper's column is told apart
         assert abs(error.paper_error(mech, (28, 28), 256, 1.0) - mc) > 20 * se + 0.01 * mc
+
+
+# --- reading the experiment grids ----------------------------------------------------------
+
+def test_gain_pairs_runs_and_takes_the_best_of_a_group():
+    import pandas as pd
+
+    from ldp_companion.tldp import analysis as an
+
+    rows = [{"task": "t", "mechanism": m, "epsilon": 1.0, "run": r, "f1": f + 0.01 * r}
+            for r in range(3) for m, f in [("tldp_g", 0.9), ("laplace", 0.2), ("idn", 0.3)]]
+    w = an.wide(pd.DataFrame(rows))
+    assert an.gain(w, "tldp_g", "laplace") == pytest.approx(np.full((1, 3), 0.7))
+    assert an.gain(w, "tldp_g", ["laplace", "idn"]) == pytest.approx(np.full((1, 3), 0.6))
+    assert an.gain(w, "tldp_g", "idn", where=lambda t, e: e > 2).size == 0
+
+
+def test_true_epsilon_of_each_mechanism():
+    from ldp_companion.tldp import analysis as an
+
+    assert an.true_epsilon("tldp_l", 0.5, 64) == pytest.approx(32.0)
+    assert an.true_epsilon("tldp_l_w", 0.5, 64) == an.true_epsilon("tldp_l", 0.5, 64)
+    assert an.true_epsilon("tldp_g", 1.0, 784) == pytest.approx(951.93, abs=0.01)
+    assert an.true_epsilon("gaussian", 1.0, 784) == pytest.approx(6.5730, abs=1e-3)  # μ = √2
+    assert an.true_epsilon("laplace", 3.0, 784) == 3.0
+    assert an.composed_epsilon("4096,64,640,10", 10, 1.0, "tldp_l") == pytest.approx(48_100)
+    assert an.composed_epsilon("4096,64,640,10", 10, 1.0, "laplace") == pytest.approx(40)
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        an.true_epsilon("tldp", 1.0, 4)
+
+
+def test_gdp_epsilon_refuses_a_mu_the_accountant_cannot_discretize():
+    with pytest.raises(ValueError, match="gdp_epsilon_exact"):
+        privacy.gdp_epsilon(1000.0)
+    assert privacy.gdp_epsilon_exact(1000.0) > 1000.0**2 / 2
+
+
+def test_equivalence_needs_a_tight_interval_inside_the_margin():
+    from ldp_companion.tldp import analysis as an
+
+    rng = np.random.default_rng(0)
+    same = rng.normal(0.0, 0.01, (4, 10))
+    assert an.equivalent(same, 0.1).all()
+    shifted = same + 0.2  # a mutant: the curves are 0.2 apart
+    assert not an.equivalent(shifted, 0.1).any()
+    noisy = rng.normal(0.0, 0.5, (4, 3))  # too few, too noisy runs: not shown equal
+    assert not an.equivalent(noisy, 0.1).any()

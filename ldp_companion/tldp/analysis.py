@@ -10,10 +10,11 @@ import functools
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ldp_companion.tldp.privacy import gaussian_mu, gdp_epsilon_exact, laplace_true_epsilon
 
-__all__ = ["wide", "gain", "true_epsilon", "composed_epsilon", "BASELINES"]
+__all__ = ["wide", "gain", "equivalent", "true_epsilon", "composed_epsilon", "BASELINES"]
 
 BASELINES = ("laplace", "gaussian", "idn", "mvg")
 
@@ -34,6 +35,25 @@ def gain(table: pd.DataFrame, method: str, over, *, where=None) -> np.ndarray:
     if where is not None:
         diff = diff[[bool(where(t, e)) for t, e in zip(diff["task"], diff["epsilon"])]]
     return diff.pivot_table(index=["task", "epsilon"], columns="run", values="d").to_numpy()
+
+
+def equivalent(diffs, margin: float, level: float = 0.95) -> np.ndarray:
+    """Per cell, whether the mean of run-by-run differences is shown to lie within
+    ``±margin`` (two one-sided t-tests, Bonferroni over the cells at family-wise ``level``):
+    ``|mean| + t · s.e. ≤ margin``. False means "not shown equal", not "shown different".
+
+    Parameters
+    ----------
+    diffs : array_like, shape (cells, runs)
+    margin : float
+        The largest difference counted as equal (e.g. 0.1 of weighted F1).
+    """
+    d = np.atleast_2d(np.asarray(diffs, float))
+    if d.shape[1] < 2 or margin <= 0:
+        raise ValueError("diffs needs at least 2 runs per cell and margin must be > 0")
+    se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+    t = stats.t.ppf(1.0 - (1.0 - level) / d.shape[0], d.shape[1] - 1)
+    return np.abs(d.mean(axis=1)) + t * se <= margin
 
 
 @functools.lru_cache(maxsize=256)

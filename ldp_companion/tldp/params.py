@@ -34,7 +34,7 @@ PARAMS = ChapterParams("01-tldp", {
     "tasks": ('data sets of Figs. 1–3 ("digits", "mnist": the MNIST test split)',
               _same(["digits", "mnist"])),
     "n_max": ("images used per data set (stratified; None: all)",
-              {"smoke": 600, "default": None, "paper": None}),
+              {"smoke": 600, "default": 5_000, "paper": None}),
     "epochs_1": ("training epochs of Fig. 1's model (paper: 10)",
                  {"smoke": 5, "default": {"digits": 20, "mnist": 10}, "paper": 20}),
     "epochs_2": ("training epochs of Fig. 2's linear head",
@@ -48,6 +48,6 @@ PARAMS = ChapterParams("01-tldp", {
     "eps_3": ("nominal ε of Fig. 3 (grid not stated in the paper)",
               {"smoke": [30.0, 1000.0], "default": _EPS_3, "paper": _EPS_3}),
     "runs": ("seeds per (mechanism, ε) in Figs. 1–3 (none stated in the paper)",
-             {"smoke": 2, "default": 3, "paper": 5}),
+             {"smoke": 2, "default": 5, "paper": 10}),
     "n_jobs": ("worker processes of the experiment grids (None: every core)", _same(None)),
 })
