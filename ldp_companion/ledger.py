@@ -58,6 +58,10 @@ class Claim:
     #: formula or number): how it was rebuilt. The Reconstructions page lists these.
     reconstructed: str = ""
 
+    def _ipython_display_(self):
+        """A cell that ends with a ledger call shows nothing: the chapter's verdicts table
+        shows every claim."""
+
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

@@ -242,3 +242,12 @@ def test_findings_markdown_is_computed_from_the_verdicts():
     led2 = Ledger("ch", refs={"b": "Theorem 2"})
     led2.compare("b", "Theorem 2's bound", [1.0, 1.0], "<", 2.0)
     assert "Theorem 2" not in findings_markdown(led2.table())
+
+
+def test_a_recorded_claim_does_not_print_in_a_notebook():
+    from IPython.core.formatters import DisplayFormatter
+
+    claim = Ledger("99-x", refs={"c": "Lemma 1"}).close("c", "s", 1.0, 1.0, rtol=0.1)
+    assert DisplayFormatter().format(claim) == ({}, {})
+    # the mutant: the same fields in a plain object would print as the cell's output
+    assert "text/plain" in DisplayFormatter().format(vars(claim))[0]

@@ -169,8 +169,10 @@ def test_no_raw_tex_on_any_built_page():
 
 
 def printed_facts(html: str) -> int:
-    """How many code outputs on a page print a figure's facts (a dict with 'width_px')."""
-    return html.count("&#39;width_px&#39;") + html.count("'width_px'")
+    """How many code outputs on a page print a figure's facts (a dict with 'width_px') or a
+    ledger claim's repr (the verdicts table shows claims)."""
+    return (html.count("&#39;width_px&#39;") + html.count("'width_px'")
+            + html.count("Claim(chapter="))
 
 
 def test_no_page_prints_a_figures_facts():
@@ -180,6 +182,7 @@ def test_no_page_prints_a_figures_facts():
     found = {p.relative_to(SITE).as_posix(): printed_facts(p.read_text()) for p in pages}
     assert not {k: v for k, v in found.items() if v}
     assert printed_facts("<pre>{&#39;width_px&#39;: 651, &#39;scale&#39;: 1.0}</pre>") == 1
+    assert printed_facts("<pre>Claim(chapter=&#39;01-tldp&#39;, claim_id=...)</pre>") == 1
 
 
 def figures_on_page(html: str, page: Path) -> list[dict]:
