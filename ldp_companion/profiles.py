@@ -22,9 +22,16 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["PROFILES", "ChapterConfig", "ChapterParams", "resolve", "format_value"]
+__all__ = ["PROFILES", "ChapterConfig", "ChapterParams", "resolve", "format_value",
+           "every_profile"]
 
 PROFILES = ("smoke", "default", "paper")
+
+
+def every_profile(value) -> dict:
+    """``{"smoke": value, "default": value, "paper": value}``: a knob that does not change with
+    the profile."""
+    return {p: value for p in PROFILES}
 
 
 @dataclass

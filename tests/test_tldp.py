@@ -230,9 +230,7 @@ def test_the_attack_beats_the_bound_for_tldp_and_not_for_the_baseline():
     assert acc == pytest.approx(0.942, abs=0.01)
     b1 = 64 * 17.0
 
-    def baseline(x, n, r):
-        return laplace_mechanism(np.broadcast_to(x, (n, 8, 8)), 1.0, 17.0, rng=r, batched=True)
-
+    baseline = privacy.copies_sampler(laplace_mechanism, 1.0, 17.0)
     acc_b = privacy.lr_attack_accuracy(baseline, x0, x1,
                                        lambda o: privacy.laplace_loss(o, x0, x1, b1), 20_000,
                                        rng)
@@ -321,3 +319,16 @@ def test_equivalence_needs_a_tight_interval_inside_the_margin():
     assert not an.equivalent(shifted, 0.1).any()
     noisy = rng.normal(0.0, 0.5, (4, 3))  # too few, too noisy runs: not shown equal
     assert not an.equivalent(noisy, 0.1).any()
+
+
+def test_eps_to_reach_finds_the_first_grid_point_over_the_share():
+    import pandas as pd
+
+    from ldp_companion.tldp import analysis as an
+
+    runs = pd.DataFrame({"task": "t", "mechanism": "tldp_l", "epsilon": [1.0, 10.0, 100.0],
+                         "run": 0, "f1": [0.1, 0.85, 0.95]})
+    clean = pd.Series({"t": 1.0})
+    assert an.eps_to_reach(runs, clean, "tldp_l") == {"t": 100.0}
+    assert an.eps_to_reach(runs, clean, "tldp_l", share=0.8) == {"t": 10.0}
+    assert an.eps_to_reach(runs, clean, "tldp_l", share=0.99) == {"t": np.inf}

@@ -14,7 +14,7 @@ from scipy import stats
 
 from ldp_companion.tldp.privacy import gaussian_mu, gdp_epsilon_exact, laplace_true_epsilon
 
-__all__ = ["wide", "gain", "equivalent", "true_epsilon", "composed_epsilon", "BASELINES"]
+__all__ = ["wide", "gain", "equivalent", "eps_to_reach", "true_epsilon", "composed_epsilon", "BASELINES"]
 
 BASELINES = ("laplace", "gaussian", "idn", "mvg")
 
@@ -54,6 +54,16 @@ def equivalent(diffs, margin: float, level: float = 0.95) -> np.ndarray:
     se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
     t = stats.t.ppf(1.0 - (1.0 - level) / d.shape[0], d.shape[1] - 1)
     return np.abs(d.mean(axis=1)) + t * se <= margin
+
+
+def eps_to_reach(runs: pd.DataFrame, clean: pd.Series, mechanism: str,
+                 share: float = 0.9) -> dict:
+    """Per task, the smallest ε of the grid where ``mechanism``'s mean F1 reaches
+    ``share × clean[task]`` (``inf`` if it never does)."""
+    m = runs[runs["mechanism"] == mechanism].groupby(["task", "epsilon"])["f1"].mean()
+    return {task: min((e for (t, e), v in m.items() if t == task and v >= share * clean[task]),
+                      default=np.inf)
+            for task in clean.index}
 
 
 @functools.lru_cache(maxsize=256)

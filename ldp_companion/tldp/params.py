@@ -1,6 +1,6 @@
 """Parameters of chapter 1 (Yuan, Tang, Huang & Wang, TLDP) per profile: the one source the
 chapter's parameter table, the README and ``python -m ldp_companion params`` read."""
-from ldp_companion.profiles import ChapterParams
+from ldp_companion.profiles import ChapterParams, every_profile
 
 __all__ = ["PARAMS"]
 
@@ -10,13 +10,9 @@ _EPS_12 = [0.1, 0.3, 1.0, 3.0, 10.0]
 _EPS_3 = [1.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0]
 
 
-def _same(value):
-    return {"smoke": value, "default": value, "paper": value}
-
-
 PARAMS = ChapterParams("01-tldp", {
     "eps_theory": ("nominal ε of the exact checks (p, Theorem 1's accounting, Table V)",
-                   _same([0.1, 0.5, 1.0, 2.0, 10.0])),
+                   every_profile([0.1, 0.5, 1.0, 2.0, 10.0])),
     "n_window": ("draws per input of the one-entry window test (Theorem 1)",
                  {"smoke": 200_000, "default": 1_000_000, "paper": 1_000_000}),
     "n_loss": ("draws of the privacy-loss Monte Carlo on the MNIST extreme pair",
@@ -24,15 +20,15 @@ PARAMS = ChapterParams("01-tldp", {
     "n_attack": ("outputs per input of the distinguishing attack",
                  {"smoke": 4_000, "default": 20_000, "paper": 100_000}),
     "eps_attack": ("nominal ε of the attack and the empirical audits",
-                   _same([0.1, 0.5, 1.0, 2.0])),
+                   every_profile([0.1, 0.5, 1.0, 2.0])),
     "n_audit": ("outputs per input of each empirical audit (Appendix A's auditor)",
                 {"smoke": 20_000, "default": 200_000, "paper": 1_000_000}),
     "n_error": ("noise tensors per Monte Carlo cell of Table V",
                 {"smoke": 300, "default": 2_000, "paper": 10_000}),
-    "eps_error": ("nominal ε of Table V", _same([0.5, 1.0, 2.0, 8.0])),
-    "n_ks": ("tensors per side of Theorem 2's two-sample test", _same(500)),
+    "eps_error": ("nominal ε of Table V", every_profile([0.5, 1.0, 2.0, 8.0])),
+    "n_ks": ("tensors per side of Theorem 2's two-sample test", every_profile(500)),
     "tasks": ('data sets of Figs. 1–3 ("digits", "mnist": the MNIST test split)',
-              _same(["digits", "mnist"])),
+              every_profile(["digits", "mnist"])),
     "n_max": ("images used per data set (stratified; None: all)",
               {"smoke": 600, "default": 5_000, "paper": None}),
     "epochs_1": ("training epochs of Fig. 1's model (paper: 10)",
@@ -49,5 +45,5 @@ PARAMS = ChapterParams("01-tldp", {
               {"smoke": [30.0, 1000.0], "default": _EPS_3, "paper": _EPS_3}),
     "runs": ("seeds per (mechanism, ε) in Figs. 1–3 (none stated in the paper)",
              {"smoke": 2, "default": 5, "paper": 10}),
-    "n_jobs": ("worker processes of the experiment grids (None: every core)", _same(None)),
+    "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None)),
 })

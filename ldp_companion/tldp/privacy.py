@@ -26,7 +26,7 @@ from ldp_companion.validation import check_epsilon, check_positive_int, check_rn
 
 __all__ = ["laplace_true_epsilon", "gaussian_mu", "atom_delta", "gdp_epsilon",
            "gdp_epsilon_exact",
-           "laplace_loss", "gaussian_loss", "mean_laplace_loss", "tldp_sampler",
+           "laplace_loss", "gaussian_loss", "mean_laplace_loss", "copies_sampler", "tldp_sampler",
            "lr_attack_accuracy", "window_probabilities", "weighted_bound_threshold"]
 
 
@@ -125,15 +125,23 @@ def mean_laplace_loss(x, x_prime, scale) -> float:
     return float(np.sum(t + np.expm1(-t)))
 
 
-def tldp_sampler(epsilon, value_range, noise: str = "laplace"):
-    """``sampler(x, n, rng)``: ``n`` independent TLDP outputs for one tensor ``x`` (a batch
-    of ``n`` copies perturbed in one call), for :func:`ldp_companion.audit.empirical_audit`
-    and :func:`lr_attack_accuracy`."""
+def copies_sampler(mechanism, epsilon, value_range, **kwargs):
+    """``sampler(x, n, rng)``: ``n`` independent outputs of a batched tensor mechanism for one
+    tensor ``x`` (``n`` copies perturbed in one call), for
+    :func:`ldp_companion.audit.empirical_audit` and :func:`lr_attack_accuracy`.
+
+    ``mechanism(batch, epsilon, value_range, rng=..., batched=True, **kwargs)`` is TLDP or any
+    mechanism of :mod:`ldp_companion.tensor`."""
     def sample(x, n, rng):
         batch = np.broadcast_to(np.asarray(x, float), (int(n),) + np.shape(x))
-        return tldp(batch, epsilon, value_range, rng=rng, noise=noise, batched=True)
+        return mechanism(batch, epsilon, value_range, rng=rng, batched=True, **kwargs)
 
     return sample
+
+
+def tldp_sampler(epsilon, value_range, noise: str = "laplace"):
+    """:func:`copies_sampler` of TLDP (Alg. 1)."""
+    return copies_sampler(tldp, epsilon, value_range, noise=noise)
 
 
 def lr_attack_accuracy(sampler, x0, x1, loss, n: int, rng, *, batch: int = 2_000) -> float:
