@@ -60,6 +60,12 @@ def versions() -> dict[str, str]:
     return out
 
 
+# A kernel that dies while starting (two kernels started at once can draw the same free port,
+# "ZMQError: Address already in use") is started again; a failing cell is never retried.
+_KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
+_KERNEL_START_TRIES = 3
+
+
 def execute(source: Path, out_dir: Path, parameters: dict | None = None,
             kernel: str = "python3", log_output: bool = False, record: bool = True,
             cache_key: str | None = None) -> Path:
@@ -94,11 +100,18 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()
     try:
-        papermill.execute_notebook(notebook, str(target), parameters=parameters,
-                                   kernel_name=kernel, cwd=str(out_dir), progress_bar=False,
-                                   log_output=log_output,
-                                   # quiet the kernel's "TCP without encryption" warning
-                                   extra_arguments=["--IPKernelApp.log_level=ERROR"])
+        for attempt in range(_KERNEL_START_TRIES):
+            try:
+                papermill.execute_notebook(notebook, str(target), parameters=parameters,
+                                           kernel_name=kernel, cwd=str(out_dir),
+                                           progress_bar=False, log_output=log_output,
+                                           # quiet the kernel's "TCP without encryption" warning
+                                           extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                break
+            except RuntimeError as err:  # the kernel did not start: no cell has run yet
+                if _KERNEL_START_FAILED not in str(err) or attempt + 1 == _KERNEL_START_TRIES:
+                    raise
+                print(f"[{source.stem}] the kernel did not start ({err}); retrying", flush=True)
     except papermill.PapermillExecutionError as err:
         raise RuntimeError(f"chapter {source.stem} failed in cell {err.exec_count}: "
                            f"{err.ename}: {err.evalue} (executed notebook: {target})") from None

@@ -78,3 +78,32 @@ def test_cache_key_follows_source_parameters_and_only_imported_chapter_packages(
     assert runner.cache_key(src, {"profile": "smoke"}, pkg) != key
     files = runner.package_sources(src, pkg)
     assert pkg / "hiera" / "levels.py" in files and pkg / "pm" / "theory.py" not in files
+
+
+def test_a_kernel_that_dies_at_start_is_started_again_but_a_failing_cell_is_not(
+        tiny_book, monkeypatch):
+    import papermill
+
+    root = tiny_book
+    source = runner.chapters(root)[0]
+    real, calls = papermill.execute_notebook, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(papermill, "execute_notebook", flaky)
+    assert runner.execute(source, root / "out", {"profile": "smoke"}, record=False).exists()
+    assert len(calls) == 2
+    calls.clear()
+
+    def broken(*args, **kwargs):  # any other failure is the chapter's: no second run
+        calls.append(1)
+        raise RuntimeError("something else")
+
+    monkeypatch.setattr(papermill, "execute_notebook", broken)
+    with pytest.raises(RuntimeError, match="something else"):
+        runner.execute(source, root / "out", {"profile": "smoke"}, record=False)
+    assert len(calls) == 1
