@@ -6,7 +6,11 @@
   them, for the whole tensor (ℓ1 for Laplace, ℓ2 for Gaussian: classical, analytic, zCDP),
   IDN's and MVG's budgets;
 * :mod:`~ldp_companion.tensor.additive`: the mechanisms (Laplace, Gaussian, IDN, MVG) as one
-  vectorized call on a tensor or a batch of tensors.
+  vectorized call on a tensor or a batch of tensors;
+* :mod:`~ldp_companion.tensor.algebra`: mode-n products, Kolda's unfolding, vec and the
+  Kronecker covariance (TVG Defs. 3–5, Lemma 1);
+* :mod:`~ldp_companion.tensor.variate`: the tensor-variate Gaussian distribution (TVG Def. 8):
+  sampling by mode products and the log-density of Eq. 9.
 
 A *batch* is an array whose first axis indexes tensors (``batched=True``): each ``x[i]`` is
 one tensor of size ``I = x[i].size``, and the calibration uses that ``I``.

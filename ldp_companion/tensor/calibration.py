@@ -24,7 +24,7 @@ from ldp_companion.validation import check_epsilon
 
 __all__ = ["tensor_size", "check_value_range", "check_delta", "laplace_scale",
            "gaussian_sigma", "gaussian_delta", "zeta", "idn_c", "idn_sigma", "mvg_budget",
-           "mvg_iid_sigma", "GAUSSIAN_CALIBRATIONS", "harmonic"]
+           "mvg_iid_sigma", "GAUSSIAN_CALIBRATIONS", "harmonic", "gaussian_epsilon"]
 
 GAUSSIAN_CALIBRATIONS = ("zcdp", "classic", "analytic")
 
@@ -69,6 +69,18 @@ def gaussian_delta(sigma, l2_sensitivity, epsilon) -> float:
     a = l2_sensitivity / (2.0 * sigma)
     b = epsilon * sigma / l2_sensitivity
     return float(np.exp(norm.logcdf(a - b)) - np.exp(epsilon + norm.logcdf(-a - b)))
+
+
+def gaussian_epsilon(mu, delta=1e-5) -> float:
+    """The true ε at ``δ`` of a Gaussian mechanism whose sensitivity is ``μ`` noise standard
+    deviations (μ-GDP): the root of ``Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) = δ`` (Balle & Wang
+    2018, Thm. 8; Dong, Roth & Su 2022, Cor. 2.13); 0 when even ε = 0 meets ``δ``."""
+    mu = check_value_range(mu, "mu")
+    delta = check_delta(delta)
+    f = lambda e: gaussian_delta(1.0 / mu, 1.0, e) - delta  # noqa: E731
+    if f(0.0) <= 0.0:
+        return 0.0
+    return float(brentq(f, 0.0, mu * mu + 50.0 * mu + 50.0, xtol=1e-12, rtol=1e-12))
 
 
 def gaussian_sigma(l2_sensitivity, epsilon, delta=1e-5, method: str = "zcdp") -> float:

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scipy.optimize import brentq
 
-from ldp_companion.tensor.calibration import check_delta, check_value_range, gaussian_delta
+from ldp_companion.tensor.calibration import check_delta, check_value_range, gaussian_epsilon
 from ldp_companion.tldp.algorithm import tldp
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
 
@@ -97,10 +96,7 @@ def gdp_epsilon_exact(mu, delta=1e-5) -> float:
     """ε′ solving the exact privacy profile of μ-GDP, ``Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) = δ``
     (Dong, Roth & Su 2022, Cor. 2.13; Balle & Wang 2018): the cross-check of
     :func:`gdp_epsilon`."""
-    mu = check_epsilon(mu, "mu")
-    delta = check_delta(delta)
-    f = lambda e: gaussian_delta(1.0 / mu, 1.0, e) - delta  # noqa: E731
-    return float(brentq(f, 0.0, mu * mu + 50.0 * mu + 50.0, xtol=1e-10))
+    return gaussian_epsilon(check_epsilon(mu, "mu"), delta)
 
 
 def laplace_loss(y, x, x_prime, scale):
