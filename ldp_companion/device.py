@@ -5,15 +5,19 @@
 * :func:`seed_torch` derives a :class:`torch.Generator` from a numpy generator, so that a grid
   cell's ``numpy.random.Generator`` (:func:`ldp_companion.grid.cell_rng`) also drives model
   initialisation and batch order, never torch's global seed.
+* :func:`one_thread` runs torch on one thread inside a grid cell (identical results in any
+  process), then restores the previous setting.
 """
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 import torch
 
 from ldp_companion.validation import check_rng
 
-__all__ = ["DEVICES", "torch_device", "seed_torch"]
+__all__ = ["DEVICES", "torch_device", "seed_torch", "one_thread"]
 
 #: Device kinds :func:`torch_device` accepts (``"cuda:N"`` picks the N-th GPU).
 DEVICES = ("cpu", "cuda")
@@ -74,3 +78,29 @@ def seed_torch(rng: np.random.Generator) -> torch.Generator:
     gen = torch.Generator(device="cpu")
     gen.manual_seed(int(rng.integers(2**63)))
     return gen
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Run torch on one CPU thread inside the ``with`` block, then restore the old setting.
+
+    Grid cells run under it so that a serial run and a joblib run (one worker per core) give
+    bit-identical results and do not oversubscribe the cores.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import torch
+    >>> with one_thread():
+    ...     torch.get_num_threads()
+    1
+    """
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)

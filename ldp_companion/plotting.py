@@ -30,11 +30,14 @@ _BASE_COLORS = {
     "hiera": "#08306b", "graded_laplace": "#b8860b", "duchi_md": "#bcbd22",
     "gaussian": "#7f7f7f", "non_private": "#000000",
     "tldp_l": "#800000", "tldp_g": "#005a32", "idn": "#ff00ff", "mvg": "#3f007d",
+    "udn": "#b15928", "tvg": "#666600", "gauss_paper": "#00a087", "jl": "#00bfff",
 }
 #: Names that are another name for a mechanism above (they share its colour).
 MECHANISM_ALIASES: dict[str, str] = {
     "laplace_split": "laplace", "harmony": "duchi", "harmony_clip": "duchi",
     "tldp_l_w": "tldp_l", "tldp_g_w": "tldp_g",
+    "gauss_l2": "gaussian", "gauss_analytic": "gaussian", "optimized": "gaussian",
+    "idn_iid": "idn", "mvg_true": "mvg", "none": "non_private",
 }
 #: A fixed colour per mechanism name, the same in every chapter.
 MECHANISM_COLORS: dict[str, tuple] = {
@@ -51,6 +54,10 @@ MECHANISM_LABELS: dict[str, str] = {
     "harmony_clip": "Harmony + pool clipping",
     "tldp_l": "TLDP-L", "tldp_g": "TLDP-G", "tldp_l_w": "TLDP-L-w", "tldp_g_w": "TLDP-G-w",
     "idn": "IDN", "mvg": "MVG",
+    "udn": "UDN", "tvg": "TVG (isotropic)", "gauss_paper": "Gaussian (paper's calibration)",
+    "jl": "JL", "gauss_l2": "Gaussian on vec f (classical)",
+    "gauss_analytic": "Gaussian on vec f (analytic)", "optimized": "Optimized (DP-SGD Gaussian)",
+    "idn_iid": "IDN (W = E)", "mvg_true": "MVG (Ψ = E)", "none": "no noise",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
 #: in hue and lightness, none of them a mechanism's colour.
@@ -62,7 +69,9 @@ MECHANISM_MARKERS: dict[str, str] = {
     "hiera": "o", "harmony": "s", "pm": "^", "graded_laplace": "D", "harmony_clip": "s",
     "non_private": "v", "duchi_md": "s", "hm_tp": "D", "pm_sub": "P", "three_outputs": "X",
     "tldp_l": "o", "tldp_l_w": "x", "tldp_g": "s", "tldp_g_w": "+", "laplace": "<",
-    "gaussian": ">", "idn": "D", "mvg": "P"}
+    "gaussian": ">", "idn": "D", "mvg": "P", "udn": "h", "tvg": "*", "gauss_paper": "p",
+    "jl": "d", "gauss_l2": "<", "gauss_analytic": ">", "optimized": ">", "idn_iid": "d",
+    "mvg_true": "X", "none": "v"}
 
 
 def marker(name: str) -> str:

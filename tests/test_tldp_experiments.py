@@ -217,7 +217,7 @@ def test_serial_and_parallel_grids_are_identical():
 
 def test_one_thread_restores_torch_threads():
     before = torch.get_num_threads()
-    with X._one_thread():
+    with D.one_thread():
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
 

@@ -191,7 +191,6 @@ def test_idn_audits_at_the_mnist_type_ii_shape():
 
 
 def test_udn_boundary_audit_with_uneven_sigmas():
-    shape = (5, 7, 3)
     s2 = math.sqrt(105)
     raw = np.array([0.5, 1, 2, 4, 8.0])
     sig2 = raw**2 * np.sum(raw**-2.0) / bounds.budget(105, s2, 1.0)   # Σσ⁻² = B exactly
@@ -437,3 +436,11 @@ def test_idn_noise_for_the_type_i_mnist_gradient_is_fast_and_small():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert time.perf_counter() - t0 < 1.0 and peak < 100 * 2**20
+
+
+def test_composition_does_not_overflow_at_large_epsilon():
+    # the per-step ε₀ for a total ε of 10⁴ exceeds 700, where e^ε₀ overflows a float
+    e0 = privacy.tvg_step_epsilon(1e4, 0.01, 1000, 1e-5)
+    assert privacy.tvg_sgd_epsilon(e0, 0.01, 1000, 1e-5) == pytest.approx(1e4, rel=1e-9)
+    eps, _ = privacy.amplify(1000.0, 1e-5, 0.01)
+    assert eps == pytest.approx(1000.0 + math.log(0.01), rel=1e-12)

@@ -28,7 +28,6 @@ Type II; noise before upload by default in Type III.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import numbers
@@ -42,7 +41,7 @@ from sklearn.metrics import f1_score
 from torch import nn
 from torch.nn import functional as F
 
-from ldp_companion.device import seed_torch, torch_device
+from ldp_companion.device import one_thread, seed_torch, torch_device
 from ldp_companion.grid import run_grid
 from ldp_companion.tldp import mechanisms as tldp_mechanisms
 from ldp_companion.tldp.data import TASKS, Task, load_task
@@ -101,17 +100,6 @@ def _perturb(mechanism: str, x: np.ndarray, epsilon: float, value_range: float,
 
 
 # --------------------------------------------------------------------------- torch helpers
-
-@contextlib.contextmanager
-def _one_thread():
-    """Run torch on one thread (identical results in any process), then restore."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
 
 def _mlp(sizes: tuple[int, ...], activation: str, device: torch.device,
          gen: torch.Generator) -> nn.Sequential:
@@ -189,7 +177,7 @@ def type1_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
     ``n_train`` and ``seconds``.
     """
     t0 = time.perf_counter()
-    with _one_thread():
+    with one_thread():
         data = cached_task(task, data_seed, n_max)
         dev = torch_device(device)
         gen = seed_torch(rng)
@@ -237,7 +225,7 @@ def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
     (the pretrained extractor's own clean test F1, the same in every cell) and ``seconds``.
     """
     t0 = time.perf_counter()
-    with _one_thread():
+    with one_thread():
         data = cached_task(task, data_seed, n_max)
         f_train, f_test, extractor_f1 = _features(task, data_seed, n_max, hidden,
                                                   extractor_epochs, device)
@@ -286,7 +274,7 @@ def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
     ``n_params``, ``tensor_sizes`` as a comma-separated string), ``n_train`` and ``seconds``.
     """
     t0 = time.perf_counter()
-    with _one_thread():
+    with one_thread():
         data = cached_task(task, data_seed, n_max)
         dev = torch_device(device)
         gen = seed_torch(rng)

@@ -1,4 +1,20 @@
-"""Chapter 2: Yang et al., *Differential Privacy for Tensor-Valued Queries* (TVG, IEEE TIFS 2021) —
-what only this paper uses. The chapter is not written yet; its parameters
-(:mod:`~ldp_companion.tvg.params`) are ``profile`` and ``seed`` only.
+"""Chapter 2: Yang, Xiang, Chen, Li & Li, *Differential Privacy for Tensor-Valued Queries*
+(TVG, IEEE TIFS 2021) — what only this paper uses.
+
+* :mod:`~ldp_companion.tvg.bounds`: Lemma 3's ζ(δ), the budgets of Theorems 1–3, the
+  calibration recipe;
+* :mod:`~ldp_companion.tvg.optimal`: Sec. VI's utility-optimized noise (Alg. 1, Eqs. 25–29)
+  and an SLSQP cross-check;
+* :mod:`~ldp_companion.tvg.noise`: the per-entry noise of every compared mechanism with
+  ``W = E`` and Table IV's expected errors;
+* :mod:`~ldp_companion.tvg.privacy`: exact audits of TVG noise, Rényi divergence (Eq. 32),
+  amplification and Kairouz composition for private SGD;
+* :mod:`~ldp_companion.tvg.release`: releases by name (i.i.d. and directional);
+* :mod:`~ldp_companion.tvg.covariance`: the CTG covariance task (Eq. 33), JL and MM;
+* :mod:`~ldp_companion.tvg.experiments`: Types I–III (Figs. 3–5) at reduced scale;
+* :mod:`~ldp_companion.tvg.items`, :mod:`~ldp_companion.tvg.params`: the paper's numbered
+  items and the chapter's parameters.
+
+The tensor algebra and the tensor-variate Gaussian sampler are shared:
+:mod:`ldp_companion.tensor.algebra`, :mod:`ldp_companion.tensor.variate`.
 """

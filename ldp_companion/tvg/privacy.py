@@ -81,7 +81,11 @@ def amplify(epsilon, delta, q) -> tuple[float, float]:
     """Privacy amplification by Poisson sampling with rate ``q`` (Balle et al. 2018, the
     paper's [15]): ``(ln(1 + q(e^ε − 1)), qδ)``."""
     q = float(check_probability(q, "q"))
-    return math.log1p(q * math.expm1(check_epsilon(epsilon))), q * check_delta(delta)
+    eps = check_epsilon(epsilon)
+    if q == 1.0:
+        return eps, check_delta(delta)
+    # ln(1 − q + q e^ε) without overflow at large ε
+    return float(np.logaddexp(math.log1p(-q), math.log(q) + eps)), q * check_delta(delta)
 
 
 def kairouz_compose(epsilon, k, delta_slack) -> float:
@@ -89,7 +93,7 @@ def kairouz_compose(epsilon, k, delta_slack) -> float:
     2015, Thm. 3.4, the paper's [11]; the three-way minimum)."""
     e, k = check_epsilon(epsilon), check_positive_int(k, "k")
     d = check_delta(delta_slack, "delta_slack")
-    head = k * e * math.expm1(e) / (math.exp(e) + 1.0)
+    head = k * e * math.tanh(e / 2.0)          # (e^ε − 1)/(e^ε + 1), no overflow
     return min(k * e,
                head + e * math.sqrt(2 * k * math.log(math.e + math.sqrt(k * e * e) / d)),
                head + e * math.sqrt(2 * k * math.log(1.0 / d)))
