@@ -7,8 +7,8 @@ of Sec. VIII, at a scale that runs offline on two CPU cores.
   noise calibrated by the moments (here RDP) accountant. The TVG mechanisms (IDN, UDN, MVG)
   run per step at ``(ε₀, δ₀)`` from :func:`~ldp_companion.tvg.privacy.tvg_step_epsilon`
   (amplification by sampling, then Kairouz composition). The matrix mechanism with
-  ``W = E`` is not a separate curve: its optimal strategy is ``A = E``, which makes it the
-  Gaussian mechanism, i.e. the "Optimized" curve.
+  ``W = E`` is not a separate curve: its optimal strategies are the orthogonal matrices, which
+  make it the Gaussian mechanism, i.e. the "Optimized" curve.
 * **Type II** (Sec. VIII-C, Fig. 4, Table III, "private training features"): a tanh LeNet-5
   trained on a public split is the feature extractor; the private split's feature tensors
   (batches of 256 records of 16 × 5 × 5 features, Table III) are released with ``W = E``
