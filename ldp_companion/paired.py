@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["wide", "gain", "equivalent"]
+__all__ = ["wide", "gain", "equivalent", "off_chance"]
 
 
 def wide(runs: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
@@ -53,3 +53,13 @@ def equivalent(diffs, margin: float, level: float = 0.95) -> np.ndarray:
     se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
     t = stats.t.ppf(1.0 - (1.0 - level) / d.shape[0], d.shape[1] - 1)
     return np.abs(d.mean(axis=1)) + t * se <= margin
+
+
+def off_chance(runs: pd.DataFrame, mechanisms, floor: float, metric: str = "f1"):
+    """A ``where`` for :func:`gain`: the ε whose best mean ``metric`` among ``mechanisms``
+    (over tasks and runs) is above ``floor``, i.e. where the curves can differ at all (below
+    it every one of them sits at chance). ``None`` (every cell) when there is no such ε."""
+    sel = runs[runs["mechanism"].isin(list(mechanisms))]
+    best = sel.groupby(["epsilon", "mechanism"])[metric].mean().groupby("epsilon").max()
+    keep = set(best[best > floor].index)
+    return (lambda task, eps: eps in keep) if keep else None

@@ -153,3 +153,27 @@ def test_shape_and_type_are_kept_for_any_order(shape, batched):
     x = np.zeros(shape)
     for mech in MECHANISMS.values():
         assert mech(x, 1.0, 2.0, rng=np.random.default_rng(0), batched=batched).shape == x.shape
+
+
+def test_fit_classifier_learns_and_its_order_follows_the_generator():
+    import torch
+    from torch import nn
+
+    from ldp_companion.training import as_tensor, fit_classifier
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((200, 2))
+    y = (x[:, 0] > 0).astype(int)
+
+    def trained(seed):
+        torch.manual_seed(0)
+        model = nn.Linear(2, 2)
+        fit_classifier(model, as_tensor(x, "cpu"), as_tensor(y, "cpu", torch.long), epochs=20,
+                       lr=0.05, batch_size=16, gen=torch.Generator().manual_seed(seed))
+        return model
+
+    m = trained(1)
+    acc = (m(as_tensor(x, "cpu")).argmax(1).numpy() == y).mean()
+    assert acc > 0.95
+    assert torch.equal(m.weight, trained(1).weight)
+    assert not torch.equal(m.weight, trained(2).weight)

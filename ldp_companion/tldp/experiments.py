@@ -39,12 +39,12 @@ import pandas as pd
 import torch
 from sklearn.metrics import f1_score
 from torch import nn
-from torch.nn import functional as F
 
 from ldp_companion.device import one_thread, seed_torch, torch_device
 from ldp_companion.grid import run_grid
 from ldp_companion.tldp import mechanisms as tldp_mechanisms
 from ldp_companion.tldp.data import TASKS, Task, load_task
+from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASK_NAMES", "MECHANISMS", "NOISE_AT", "cached_task", "client_partition",
@@ -122,26 +122,6 @@ def _mlp(sizes: tuple[int, ...], activation: str, device: torch.device,
     return model
 
 
-def _tensor(x: np.ndarray, device: torch.device, dtype=torch.float32) -> torch.Tensor:
-    return torch.tensor(np.asarray(x), dtype=dtype, device=device)
-
-
-def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, epochs: int, lr: float,
-         gen: torch.Generator) -> None:
-    """Mini-batch Adam on the cross-entropy (batch 64, Tables II-IV), batch order drawn from
-    ``gen`` (fused Adam: same updates as the default, faster on the CPU)."""
-    opt = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
-    n = len(y)
-    model.train()
-    for _ in range(epochs):
-        order = torch.randperm(n, generator=gen).to(x.device)
-        for start in range(0, n, BATCH_SIZE):
-            idx = order[start:start + BATCH_SIZE]
-            opt.zero_grad(set_to_none=True)
-            F.cross_entropy(model(x[idx]), y[idx]).backward()
-            opt.step()
-
-
 @torch.no_grad()
 def _weighted_f1(model: nn.Module, x: torch.Tensor, y: np.ndarray) -> float:
     """Weighted F1 (Eq. 16) of ``model`` on ``x``; NaN outputs count as wrong predictions."""
@@ -153,7 +133,7 @@ def _weighted_f1(model: nn.Module, x: torch.Tensor, y: np.ndarray) -> float:
 
 
 def _labels(y: np.ndarray, device: torch.device) -> torch.Tensor:
-    return _tensor(y, device, torch.long)
+    return as_tensor(y, device, torch.long)
 
 
 def _for_task(value, task: str):
@@ -185,9 +165,9 @@ def type1_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
         x = _perturb(mechanism, data.x_train, epsilon, data.value_range, rng)
         sizes = (size, hidden, data.n_classes) if hidden else (size, data.n_classes)
         model = _mlp(sizes, "relu", dev, gen)
-        _fit(model, _tensor(x, dev), _labels(data.y_train, dev),
-             epochs=_for_task(epochs, task), lr=lr, gen=gen)
-        f1 = _weighted_f1(model, _tensor(data.x_test, dev), data.y_test)
+        fit_classifier(model, as_tensor(x, dev), _labels(data.y_train, dev),
+                       epochs=_for_task(epochs, task), lr=lr, batch_size=BATCH_SIZE, gen=gen)
+        f1 = _weighted_f1(model, as_tensor(data.x_test, dev), data.y_test)
     return _result(f1, t0, tensor_size=size, n_train=len(data.y_train))
 
 
@@ -203,12 +183,12 @@ def _features(task: str, data_seed: int, n_max: int | None, hidden: int, epochs:
     gen = seed_torch(np.random.default_rng(np.random.SeedSequence(data_seed,
                                                                   spawn_key=(_EXTRACTOR_SALT,))))
     model = _mlp((math.prod(data.tensor_shape), hidden, data.n_classes), "tanh", dev, gen)
-    _fit(model, _tensor(data.x_public, dev), _labels(data.y_public, dev), epochs=epochs,
-         lr=1e-3, gen=gen)
-    f1 = _weighted_f1(model, _tensor(data.x_test, dev), data.y_test)
+    fit_classifier(model, as_tensor(data.x_public, dev), _labels(data.y_public, dev),
+                   epochs=epochs, lr=1e-3, batch_size=BATCH_SIZE, gen=gen)
+    f1 = _weighted_f1(model, as_tensor(data.x_test, dev), data.y_test)
     extractor = model[:3].eval()            # Flatten, Linear, Tanh
     with torch.no_grad():
-        feats = [extractor(_tensor(x, dev)).double().cpu().numpy()
+        feats = [extractor(as_tensor(x, dev)).double().cpu().numpy()
                  for x in (data.x_train, data.x_test)]
     for f in feats:
         f.setflags(write=False)
@@ -233,9 +213,9 @@ def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
         gen = seed_torch(rng)
         x = _perturb(mechanism, f_train, epsilon, 2.0, rng)    # tanh features: range 2
         head = _mlp((hidden, data.n_classes), "relu", dev, gen)
-        _fit(head, _tensor(x, dev), _labels(data.y_train, dev),
-             epochs=_for_task(epochs, task), lr=lr, gen=gen)
-        f1 = _weighted_f1(head, _tensor(f_test, dev), data.y_test)
+        fit_classifier(head, as_tensor(x, dev), _labels(data.y_train, dev),
+                       epochs=_for_task(epochs, task), lr=lr, batch_size=BATCH_SIZE, gen=gen)
+        f1 = _weighted_f1(head, as_tensor(f_test, dev), data.y_test)
     return _result(f1, t0, tensor_size=hidden, n_train=len(data.y_train),
                    extractor_f1=extractor_f1)
 
@@ -282,7 +262,7 @@ def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
         size = math.prod(data.tensor_shape)
         sizes = (size, hidden, data.n_classes) if hidden else (size, data.n_classes)
         model = _mlp(sizes, "relu", dev, gen)
-        x, y = _tensor(data.x_train, dev), _labels(data.y_train, dev)
+        x, y = as_tensor(data.x_train, dev), _labels(data.y_train, dev)
         shards = [(x[torch.as_tensor(p, device=dev)], y[torch.as_tensor(p, device=dev)])
                   for p in parts]
         state = [p.detach().clone() for p in model.parameters()]
@@ -290,11 +270,11 @@ def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
             uploads = []
             for xs, ys in shards:
                 _set_params(model, state)
-                _fit(model, xs, ys, epochs=1, lr=lr, gen=gen)
+                fit_classifier(model, xs, ys, epochs=1, lr=lr, batch_size=BATCH_SIZE, gen=gen)
                 uploads.append([p.detach().clamp(-clip, clip) for p in model.parameters()])
             state = _aggregate(uploads, mechanism, epsilon, clip, noise_at, rng)
         _set_params(model, state)
-        f1 = _weighted_f1(model, _tensor(data.x_test, dev), data.y_test)
+        f1 = _weighted_f1(model, as_tensor(data.x_test, dev), data.y_test)
     numels = [p.numel() for p in state]
     return _result(f1, t0, n_tensors=len(numels), n_params=sum(numels),
                    tensor_sizes=",".join(map(str, numels)), n_train=len(data.y_train))

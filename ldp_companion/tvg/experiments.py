@@ -55,6 +55,7 @@ from torch.nn import functional as F
 from ldp_companion.datasets import load_breast_cancer, load_mnist_test
 from ldp_companion.device import one_thread, seed_torch, torch_device
 from ldp_companion.grid import run_grid
+from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.tvg.noise import entry_std
 from ldp_companion.tvg.privacy import gaussian_noise_multiplier, tvg_step_epsilon
 from ldp_companion.tvg.release import directional_release, iid_release
@@ -131,24 +132,6 @@ def lenet5(gen: torch.Generator, device: torch.device) -> nn.Sequential:
     return nn.Sequential(extractor, lenet5_head(gen, device))
 
 
-def _tensor(x, device: torch.device, dtype=torch.float32) -> torch.Tensor:
-    return torch.tensor(np.asarray(x), dtype=dtype, device=device)
-
-
-def _fit(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, epochs: int,
-         gen: torch.Generator) -> None:
-    """Adam (lr 1e-3, batch 64) on the cross-entropy; batch order drawn from ``gen``."""
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    model.train()
-    for _ in range(epochs):
-        order = torch.randperm(len(y), generator=gen).to(x.device)
-        for start in range(0, len(y), _FIT_BATCH):
-            idx = order[start:start + _FIT_BATCH]
-            opt.zero_grad(set_to_none=True)
-            F.cross_entropy(model(x[idx]), y[idx]).backward()
-            opt.step()
-
-
 @torch.no_grad()
 def _accuracy(model: nn.Module, x: torch.Tensor, y: np.ndarray) -> float:
     """Share of correct argmax predictions; a row with a non-finite logit counts as wrong."""
@@ -162,7 +145,7 @@ def _accuracy(model: nn.Module, x: torch.Tensor, y: np.ndarray) -> float:
 def _features(extractor: nn.Module, images: np.ndarray, device: torch.device) -> np.ndarray:
     """The extractor's features of ``images`` as a read-only float64 array (n, 16, 5, 5)."""
     extractor.eval()
-    out = extractor(_tensor(images[:, None], device)).double().cpu().numpy()
+    out = extractor(as_tensor(images[:, None], device)).double().cpu().numpy()
     out.setflags(write=False)
     return out
 
@@ -188,8 +171,8 @@ def _trained_lenet(data_seed: int, images: np.ndarray, labels: np.ndarray, epoch
     gen = seed_torch(np.random.default_rng(np.random.SeedSequence(data_seed,
                                                                   spawn_key=(_MODEL_SALT,))))
     model = lenet5(gen, dev)
-    _fit(model, _tensor(images[:, None], dev), _tensor(labels, dev, torch.long), epochs=epochs,
-         gen=gen)
+    fit_classifier(model, as_tensor(images[:, None], dev), as_tensor(labels, dev, torch.long),
+                   epochs=epochs, lr=1e-3, batch_size=_FIT_BATCH, gen=gen)
     return model.eval()
 
 
@@ -200,7 +183,7 @@ def _type3_model(data_seed: int, n_train: int, n_test: int, epochs: int, device:
     dev = torch_device(device)
     (x_tr, y_tr), (x_te, y_te) = _mnist_split(data_seed, n_train, n_test)
     model = _trained_lenet(data_seed, x_tr, y_tr, epochs, dev)
-    clean = _accuracy(model, _tensor(x_te[:, None], dev), y_te)
+    clean = _accuracy(model, as_tensor(x_te[:, None], dev), y_te)
     w = model[1][1].weight.detach().double().cpu().numpy()
     w.setflags(write=False)
     return model, _features(model[0], x_te, dev), y_te, w, clean
@@ -215,7 +198,7 @@ def _type2_features(data_seed: int, n_public: int, n_private: int, n_test: int, 
     (x_pub, y_pub), (x_pr, y_pr), (x_te, y_te) = _mnist_split(data_seed, n_public, n_private,
                                                               n_test)
     model = _trained_lenet(data_seed, x_pub, y_pub, epochs, dev)
-    acc = _accuracy(model, _tensor(x_te[:, None], dev), y_te)
+    acc = _accuracy(model, as_tensor(x_te[:, None], dev), y_te)
     return _features(model[0], x_pr, dev), y_pr, _features(model[0], x_te, dev), y_te, acc
 
 
@@ -252,7 +235,7 @@ def type3_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
         for part in _batches(len(flat)):
             noisy[part] = _release_type3(mechanism, flat[part].T, w, epsilon, rng).T
         dev = next(model.parameters()).device
-        acc = _accuracy(model[1], _tensor(noisy, dev), labels)
+        acc = _accuracy(model[1], as_tensor(noisy, dev), labels)
     return {"accuracy": acc, "clean_accuracy": clean, "seconds": time.perf_counter() - t0}
 
 
@@ -282,9 +265,9 @@ def type2_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
             noisy[part] = iid_release(mechanism, batch, epsilon, DELTA, rng=rng,
                                       value_range=2.0, gamma=math.sqrt(batch.size))
         head = lenet5_head(gen, dev)
-        _fit(head, _tensor(noisy, dev), _tensor(y_priv, dev, torch.long), epochs=head_epochs,
-             gen=gen)
-        acc = _accuracy(head, _tensor(f_test, dev), y_test)
+        fit_classifier(head, as_tensor(noisy, dev), as_tensor(y_priv, dev, torch.long),
+                       epochs=head_epochs, lr=1e-3, batch_size=_FIT_BATCH, gen=gen)
+        acc = _accuracy(head, as_tensor(f_test, dev), y_test)
     return {"accuracy": acc, "extractor_accuracy": ext_acc,
             "seconds": time.perf_counter() - t0}
 
@@ -391,10 +374,10 @@ def type1_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
         steps = max(1, round(epochs * len(y_tr) / lot))
         shapes = {k: p.shape for k, p in model.named_parameters()}
         stds = _type1_stds(mechanism, epsilon, shapes, lot / len(y_tr), steps, clip)
-        _dp_sgd(model, _tensor(x_tr, dev), _tensor(y_tr, dev), stds=stds, clip=clip, lot=lot,
+        _dp_sgd(model, as_tensor(x_tr, dev), as_tensor(y_tr, dev), stds=stds, clip=clip, lot=lot,
                 steps=steps, lr=lr, gen=gen, private=mechanism != "none")
         with torch.no_grad():
-            score = model(_tensor(x_te, dev))[:, 0].double().cpu().numpy()
+            score = model(as_tensor(x_te, dev))[:, 0].double().cpu().numpy()
     score = np.nan_to_num(score, nan=0.0)
     return {"auc": float(roc_auc_score(y_te, score)), "accuracy": float(np.mean((score > 0)
                                                                                 == y_te)),
