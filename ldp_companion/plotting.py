@@ -31,6 +31,8 @@ _BASE_COLORS = {
     "gaussian": "#7f7f7f", "non_private": "#000000",
     "tldp_l": "#800000", "tldp_g": "#005a32", "idn": "#ff00ff", "mvg": "#3f007d",
     "udn": "#b15928", "tvg": "#666600", "gauss_paper": "#00a087", "jl": "#00bfff",
+    "spof": "#9e0142", "spof_exact": "#ff4500", "fm": "#4d4dff", "authors_v1": "#c51b8a",
+    "dpsgd_logit": "#00cc00",
 }
 #: Names that are another name for a mechanism above (they share its colour).
 MECHANISM_ALIASES: dict[str, str] = {
@@ -38,6 +40,7 @@ MECHANISM_ALIASES: dict[str, str] = {
     "tldp_l_w": "tldp_l", "tldp_g_w": "tldp_g",
     "gauss_l2": "gaussian", "gauss_analytic": "gaussian", "optimized": "gaussian",
     "idn_iid": "idn", "mvg_true": "mvg", "none": "non_private",
+    "nonprivate": "non_private", "dpsgd_param": "gaussian",
 }
 #: A fixed colour per mechanism name, the same in every chapter.
 MECHANISM_COLORS: dict[str, tuple] = {
@@ -58,6 +61,9 @@ MECHANISM_LABELS: dict[str, str] = {
     "jl": "JL", "gauss_l2": "Gaussian on vec f (classical)",
     "gauss_analytic": "Gaussian on vec f (analytic)", "optimized": "Optimized (DP-SGD Gaussian)",
     "idn_iid": "IDN (W = E)", "mvg_true": "MVG (Ψ = E)", "none": "no noise",
+    "spof": "SPOF (paper)", "spof_exact": "SPOF (exact coefficients)", "fm": "FM (m = 1)",
+    "authors_v1": "SPOF (authors' code)", "dpsgd_logit": "DP-SGD (logit, Alg. 2)",
+    "dpsgd_param": "DP-SGD (parameters)", "nonprivate": "non-private autoencoder",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
 #: in hue and lightness, none of them a mechanism's colour.
@@ -71,7 +77,8 @@ MECHANISM_MARKERS: dict[str, str] = {
     "tldp_l": "o", "tldp_l_w": "x", "tldp_g": "s", "tldp_g_w": "+", "laplace": "<",
     "gaussian": ">", "idn": "D", "mvg": "P", "udn": "h", "tvg": "*", "gauss_paper": "p",
     "jl": "d", "gauss_l2": "<", "gauss_analytic": ">", "optimized": ">", "idn_iid": "d",
-    "mvg_true": "X", "none": "v"}
+    "mvg_true": "X", "none": "v", "spof": "o", "spof_exact": "s", "fm": "^",
+    "authors_v1": "D", "dpsgd_logit": "<", "dpsgd_param": ">", "nonprivate": "v"}
 
 
 def marker(name: str) -> str:

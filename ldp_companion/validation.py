@@ -24,8 +24,8 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     return value
 
 
-def check_unit_interval(x, name: str = "x", clip: bool = False) -> np.ndarray:
-    """Return ``x`` as a float array with every entry in [-1, 1].
+def check_unit_interval(x, name: str = "x", clip: bool = False, low: float = -1.0) -> np.ndarray:
+    """Return ``x`` as a float array with every entry in [low, 1] (default [-1, 1]).
 
     Parameters
     ----------
@@ -34,8 +34,10 @@ def check_unit_interval(x, name: str = "x", clip: bool = False) -> np.ndarray:
     name : str
         Argument name used in error messages.
     clip : bool
-        If True, values outside [-1, 1] are clipped instead of refused. NaN and inf are
+        If True, values outside [low, 1] are clipped instead of refused. NaN and inf are
         refused either way.
+    low : {-1.0, 0.0}
+        Lower end of the interval: -1 (the scalar mechanisms' domain) or 0 (data in [0, 1]).
     """
     arr = np.asarray(x)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
@@ -45,9 +47,9 @@ def check_unit_interval(x, name: str = "x", clip: bool = False) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     if clip:
-        return np.clip(arr, -1.0, 1.0)
-    if arr.size and (arr.min() < -1.0 or arr.max() > 1.0):
-        raise ValueError(f"{name} must lie in [-1, 1]; got values in "
+        return np.clip(arr, low, 1.0)
+    if arr.size and (arr.min() < low or arr.max() > 1.0):
+        raise ValueError(f"{name} must lie in [{low:g}, 1]; got values in "
                          f"[{arr.min():.6g}, {arr.max():.6g}] (pass clip=True to clip)")
     return arr
 
