@@ -10,8 +10,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_epsilon", "check_unit_interval", "check_rng", "check_probability",
-           "check_positive_int"]
+__all__ = ["check_epsilon", "check_epsilons", "check_unit_interval", "check_rng",
+           "check_probability", "check_positive_int"]
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -22,6 +22,19 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
     return value
+
+
+def check_epsilons(epsilon, name: str = "epsilon") -> np.ndarray:
+    """Return ``epsilon`` (a scalar or an array, e.g. an ε grid) as a float array after
+    checking every entry is a finite real number > 0."""
+    arr = np.asarray(epsilon)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
+                                 or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
+    return arr
 
 
 def check_unit_interval(x, name: str = "x", clip: bool = False, low: float = -1.0) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Shared test helpers."""
 from __future__ import annotations
 
+import math
 import os
 
 import pytest
@@ -13,3 +14,19 @@ def skip_or_fail(reason: str):
     if IN_CI:
         pytest.fail(f"{reason} (CI=true: this must not be skipped)")
     pytest.skip(reason)
+
+
+def assert_printed(value, printed: str):
+    """``value`` rounds to ``printed`` at its printed decimals (a paper's or a reference
+    table's value, e.g. ``"0.1839"``)."""
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    tol = 0.5 * 10.0**-decimals * (1 + 1e-9) + 1e-15
+    assert abs(value - float(printed)) <= tol, f"{value!r} does not round to {printed}"
+
+
+def assert_sig(value, printed: str):
+    """``value`` rounds to ``printed`` at its printed significant digits (``"2.8e-74"``)."""
+    mantissa = printed.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+    p = float(printed)
+    tol = 0.5 * 10.0 ** (math.floor(math.log10(abs(p))) - len(mantissa) + 1) * (1 + 1e-9)
+    assert abs(value - p) <= tol, f"{value!r} does not round to {printed}"

@@ -2,7 +2,6 @@
 
 Every random draw is seeded; seeds and sample sizes are stated where they matter.
 """
-import time
 
 import matplotlib
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtri
 from scipy.stats import rankdata
 
 from ldp_companion import datasets

@@ -119,7 +119,7 @@ def test_init_is_pytorch_uniform_and_validated():
 
 def _ctx(method, eps=1.0, noisy_=False, setup=Setup(), c=0.0, seed=3, sigma_mult=None):
     return train._Context(setup, method, noisy_, torch.full((2, 1, 1), eps, dtype=torch.float64),
-                          5, "paper", c, sigma_mult, torch.Generator().manual_seed(seed))
+                          5, c, sigma_mult, torch.Generator().manual_seed(seed))
 
 
 def _step_grads(method, p, x, x_in, ctx, a2=None, a3=None):
@@ -161,7 +161,7 @@ def test_spof_noise_has_the_scale_of_prop3_and_a_mutant_scale_does_not():
     p = _params(reps=reps, users=1, n=n)
     x = torch.full((reps, 1, n), 0.3, dtype=torch.float64)
     ctx = train._Context(setup, "spof", False, torch.full((reps, 1, 1), eps, dtype=torch.float64),
-                         n, "paper", c, None, torch.Generator().manual_seed(0))
+                         n, c, None, torch.Generator().manual_seed(0))
     q = {k: v.detach().clone().requires_grad_(True) for k, v in p.items()}
     train._step_spof(q, x, x, 0.5 - x, 0.5 * x - 0.25, ctx)
     q0 = {k: v.detach().clone().requires_grad_(True) for k, v in p.items()}

@@ -14,6 +14,7 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
+from conftest import assert_printed, assert_sig
 from hypothesis import given, settings, strategies as st
 from scipy import integrate, special
 
@@ -22,21 +23,6 @@ from ldp_companion.spof import noisy as N
 SEED = 20250401
 SIGMAS = [0.1, 0.25, 0.5, 1, 2, 5, 10]
 Z = 5.0  # z-score bound for every Monte Carlo comparison
-
-
-def assert_printed(value, printed: str):
-    """``value`` rounds to ``printed`` at its printed decimals."""
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
-    tol = 0.5 * 10.0**-decimals * (1 + 1e-9)
-    assert abs(value - float(printed)) <= tol, f"{value!r} does not round to {printed}"
-
-
-def assert_sig(value, printed: str):
-    """``value`` rounds to ``printed`` at its printed significant digits (``2.8e-74``)."""
-    mantissa = printed.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")
-    p = float(printed)
-    tol = 0.5 * 10.0 ** (math.floor(math.log10(abs(p))) - len(mantissa) + 1) * (1 + 1e-9)
-    assert abs(value - p) <= tol, f"{value!r} does not round to {printed}"
 
 
 def fails(check, *args, **kwargs):

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import assert_printed, assert_sig
 import sympy
 from hypothesis import given, settings, strategies as st
 from scipy import optimize, stats
@@ -28,21 +29,6 @@ N, L = 14, 7
 LN2 = math.log(2.0)
 X_GRID = np.linspace(0.0, 1.0, 101)
 SEED = 20250401
-
-
-def assert_printed(value, printed: str):
-    """``value`` rounds to ``printed`` at its printed decimals."""
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
-    tol = 0.5 * 10.0**-decimals * (1 + 1e-9) + 1e-15
-    assert abs(value - float(printed)) <= tol, f"{value!r} does not round to {printed}"
-
-
-def assert_sig(value, printed: str):
-    """``value`` rounds to ``printed`` at its printed significant digits (``3.749e-3``)."""
-    mantissa = printed.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")
-    p = float(printed)
-    tol = 0.5 * 10.0 ** (math.floor(math.log10(abs(p))) - len(mantissa) + 1) * (1 + 1e-9)
-    assert abs(value - p) <= tol, f"{value!r} does not round to {printed}"
 
 
 def fd1(f, z, h=1e-5):
@@ -878,3 +864,15 @@ def test_misc_validation():
 def test_taylor_rejects_negative_x():
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         T.coefficients(-0.5)
+
+
+def test_check_epsilons_takes_grids_and_refuses_what_check_epsilon_refuses():
+    from ldp_companion.validation import check_epsilons
+
+    assert np.array_equal(check_epsilons([0.01, 1, 20]), [0.01, 1.0, 20.0])
+    assert check_epsilons(2).shape == ()
+    for bad in ([1.0, 0.0], [np.nan], -1.0, [1.0, np.inf]):
+        with pytest.raises(ValueError, match="epsilon"):
+            check_epsilons(bad)
+    with pytest.raises(TypeError, match="real"):
+        check_epsilons([True, False])

@@ -33,11 +33,12 @@ Everything is vectorised numpy; arrays carry any leading batch axes.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from scipy import special
 
+from ldp_companion.spof import taylor
+from ldp_companion.validation import check_epsilon as check_positive_real
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = [
@@ -63,7 +64,6 @@ FIG5_SIGMAS = np.linspace(0.1, 10.0, 50)
 #: Taylor coefficient sets of :func:`noisy_taylor`.
 COEFFS = ("exact", "paper")
 
-_LOG2 = math.log(2.0)
 _SQRT2PI = math.sqrt(2.0 * math.pi)
 
 
@@ -90,15 +90,6 @@ def _positive(value, name: str) -> np.ndarray:
     if arr.size and arr.min() <= 0:
         raise ValueError(f"{name} must be > 0, got minimum {arr.min():.6g}")
     return arr
-
-
-def _positive_scalar(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
-    return value
 
 
 def _hidden(h, name: str = "h", *, closed: bool) -> np.ndarray:
@@ -287,8 +278,8 @@ def noisy_identities(rng, n: int = 14, l: int = 7, sigma: float = 5.0,
     n = check_positive_int(n, "n")
     l = check_positive_int(l, "l")
     batch = check_positive_int(batch, "batch")
-    sigma = _positive_scalar(sigma, "sigma")
-    w_bound = _positive_scalar(w_bound, "w_bound")
+    sigma = check_positive_real(sigma, "sigma")
+    w_bound = check_positive_real(w_bound, "w_bound")
     W = rng.uniform(-w_bound, w_bound, size=(batch, n, l))
     Wd = rng.uniform(-w_bound, w_bound, size=(batch, l, n))
     x = rng.uniform(0.0, 1.0, size=(batch, n))
@@ -326,8 +317,7 @@ def noisy_bce(x, z, b, t) -> np.ndarray:
     z = _real(z, "z")
     b = _positive(b, "b")
     t = _real(t, "t")
-    zh = b * z - t
-    return np.logaddexp(0.0, zh) - x * zh
+    return taylor.bce(x, b * z - t)
 
 
 def noisy_taylor(x, z, b, t, power: int = 2, coeffs: str = "exact") -> np.ndarray:
@@ -356,10 +346,9 @@ def noisy_taylor(x, z, b, t, power: int = 2, coeffs: str = "exact") -> np.ndarra
     z = _real(z, "z")
     b = _positive(b, "b")
     t = _real(t, "t")
-    a2 = 0.5 - x
-    a3 = 0.125 if coeffs == "exact" else 0.5 * x - 0.25
+    a1, a2, a3 = taylor.coefficients(x, coeffs)
     u = z - t / b
-    return _LOG2 + b * a2 * u + b**power * a3 * u * u
+    return a1 + b * a2 * u + b**power * a3 * u * u
 
 
 def coefficient_error(x, b, t, zmax, power: int = 2, coeffs: str = "exact",
@@ -391,7 +380,7 @@ def coefficient_error(x, b, t, zmax, power: int = 2, coeffs: str = "exact",
         8.454e-2 for ``power=1, "paper"`` (Thm. 1 as printed); 2.941e-2 for ``power=1,
         "exact"``.
     """
-    zmax = _positive_scalar(zmax, "zmax")
+    zmax = check_positive_real(zmax, "zmax")
     num = check_positive_int(num, "num")
     if num < 2:
         raise ValueError("num must be >= 2")
@@ -670,8 +659,8 @@ def fig4_authors(b=None, h=0.0, sigma: float = SIGMA_FIG4, wnorm: float = WNORM_
     grid : array_like, optional
         Normalisation grid (positive values).
     """
-    sigma = _positive_scalar(sigma, "sigma")
-    wnorm = _positive_scalar(wnorm, "wnorm")
+    sigma = check_positive_real(sigma, "sigma")
+    wnorm = check_positive_real(wnorm, "wnorm")
     l = check_positive_int(l, "l")
     grid = FIG4_GRID if grid is None else _positive(grid, "grid")
     if grid.ndim != 1 or grid.size == 0:
@@ -700,7 +689,7 @@ def fig5_authors(sigmas=FIG5_SIGMAS, wnorm: float = WNORM_AUTHORS, l: int = 7) -
     l : int
     """
     sigmas = _positive(sigmas, "sigmas")
-    wnorm = _positive_scalar(wnorm, "wnorm")
+    wnorm = check_positive_real(wnorm, "wnorm")
     l = check_positive_int(l, "l")
     return special.ndtr(math.log(1.0 / l) / (sigmas * wnorm))
 
@@ -723,7 +712,7 @@ def fig5_correct(sigmas=FIG5_SIGMAS, wnorm: float = WNORM_AUTHORS, l: int = 7, D
         Hidden unit in [0, 1).
     """
     sigmas = _positive(sigmas, "sigmas")
-    wnorm = _positive_scalar(wnorm, "wnorm")
+    wnorm = check_positive_real(wnorm, "wnorm")
     return fbmax_cdf(1.0, h, sigmas * wnorm, l, D)
 
 
@@ -758,7 +747,7 @@ def mc_prob_bj_below(threshold, sigma, h, W, draws: int, rng,
         ``sqrt(p(1-p)/draws)``.
     """
     rng = check_rng(rng)
-    sigma = _positive_scalar(sigma, "sigma")
+    sigma = check_positive_real(sigma, "sigma")
     draws = check_positive_int(draws, "draws")
     chunk = check_positive_int(chunk, "chunk")
     thr = _real(threshold, "threshold")

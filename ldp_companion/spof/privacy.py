@@ -32,7 +32,8 @@ from scipy import stats
 from ldp_companion import audit
 from ldp_companion.mechanisms.base import OutputLaw
 from ldp_companion.spof import sensitivity, taylor
-from ldp_companion.validation import check_positive_int, check_rng
+from ldp_companion.validation import (check_epsilons, check_positive_int, check_rng,
+                                      check_unit_interval)
 
 __all__ = ["VARIANTS", "SPLITS", "READINGS", "coefficient_release", "log_ratio_at",
            "laplace_log_ratio_sup", "laplace_privacy_loss", "laplace_kl", "PairRelease",
@@ -62,28 +63,7 @@ def _choice(value, choices, name):
 
 def _record(x) -> np.ndarray:
     """``x`` as a float array of shape ``(..., n)`` with every entry in [0, 1]."""
-    arr = np.atleast_1d(np.asarray(x))
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
-                                 or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"x must hold real numbers, got dtype {arr.dtype}")
-    arr = arr.astype(float)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x must be finite (no NaN or inf)")
-    if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
-        raise ValueError(f"x must lie in [0, 1]; got values in [{arr.min():.6g}, {arr.max():.6g}]")
-    return arr
-
-
-def _eps(epsilon) -> np.ndarray:
-    """``epsilon`` (scalar or array) checked finite and > 0."""
-    arr = np.asarray(epsilon)
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
-                                 or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"epsilon must hold real numbers, got dtype {arr.dtype}")
-    arr = arr.astype(float)
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
-    return arr
+    return np.atleast_1d(check_unit_interval(x, "x", low=0.0))
 
 
 def _nonneg(value, name) -> np.ndarray:
@@ -291,7 +271,7 @@ def alg1_release(epsilon: float, c: float = 0.0, reading: str = "public", split:
     """
     _choice(split, SPLITS, "split")
     means, dhat = _alg1_parts(c, reading, n, l, variant, shift, h_sums)
-    scales = sensitivity.laplace_scale(dhat, float(_eps(epsilon)), split)
+    scales = sensitivity.laplace_scale(dhat, float(check_epsilons(epsilon)), split)
     return PairRelease(means[0], means[1], np.full(means.shape[1], scales[0]),
                        np.full(means.shape[1], scales[1]))
 
@@ -311,7 +291,7 @@ def alg1_epsilon(epsilon, c: float = 0.0, reading: str = "public", split: str = 
         Shape of ``epsilon``.
     """
     _choice(split, SPLITS, "split")
-    eps = _eps(epsilon)
+    eps = check_epsilons(epsilon)
     means, dhat = _alg1_parts(c, reading, n, l, variant, shift, h_sums)
     scale = sensitivity.laplace_scale(dhat, eps[..., None], split)        # (..., 2)
     return _scalar_out(laplace_privacy_loss(means[0], means[1], scale[..., :1], scale[..., 1:]))
@@ -328,7 +308,7 @@ def prop2_release(epsilon: float, n: int = 14, variant: str = "paper") -> PairRe
     ``f_i = α₂ + α₃`` per feature plus ``Lap(Δ̄/ε)``, ``Δ̄ = 3n/2`` (App. C.I)."""
     n = check_positive_int(n, "n")
     means = _prop2_means(n, variant)
-    scale = np.full(n, sensitivity.delta_bar(n) / float(_eps(epsilon)))
+    scale = np.full(n, sensitivity.delta_bar(n) / float(check_epsilons(epsilon)))
     return PairRelease(means[0], means[1], scale, scale)
 
 
@@ -336,7 +316,7 @@ def prop2_epsilon(epsilon, n: int = 14, variant: str = "paper"):
     """True ε of Prop. 2 (vectorized): the sum query has sensitivity ``n/2`` (7), the scale uses
     ``Δ̄ = 3n/2`` (21), so the loss is ``ε/3`` (``2ε/3`` for the exact coefficients)."""
     n = check_positive_int(n, "n")
-    eps = _eps(epsilon)
+    eps = check_epsilons(epsilon)
     means = _prop2_means(n, variant)
     scale = sensitivity.delta_bar(n) / eps[..., None]
     return _scalar_out(laplace_privacy_loss(means[0], means[1], scale, scale))

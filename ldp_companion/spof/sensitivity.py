@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.validation import check_epsilon
+from ldp_companion.validation import check_epsilons, check_positive_int
 
 __all__ = ["SPLITS", "CJ_READINGS", "delta_bar", "delta_hat", "stabilization_shift",
            "laplace_scale", "empirical_sensitivity", "spof_feature_paper",
@@ -22,15 +22,9 @@ SPLITS = ("sqrt2", "none")
 CJ_READINGS = ("data", "public", "worst")
 
 
-def _positive_int(n, name):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name} must be a positive integer, got {n!r}")
-    return int(n)
-
-
 def delta_bar(n: int) -> float:
     """``Δ̄_SPOF = 2 Σ_i max(|α₂| + |α₃|) = 3n/2`` (App. B.I, Eq. 21)."""
-    return 1.5 * _positive_int(n, "n")
+    return 1.5 * check_positive_int(n, "n")
 
 
 def delta_hat(n: int, c_j, b_j=1.0):
@@ -77,11 +71,7 @@ def laplace_scale(delta, epsilon, split: str = "sqrt2"):
     """
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    eps = np.asarray(epsilon, dtype=float)
-    if eps.ndim == 0:
-        check_epsilon(float(eps))
-    elif np.any(~np.isfinite(eps)) or np.any(eps <= 0):
-        raise ValueError("epsilon must be finite and > 0")
+    eps = check_epsilons(epsilon)
     delta = np.asarray(delta, dtype=float)
     if np.any(~np.isfinite(delta)) or np.any(delta < 0):
         raise ValueError("delta (the sensitivity) must be finite and >= 0")
@@ -96,8 +86,8 @@ def empirical_sensitivity(coeff_fn, n: int, n_grid: int = 1001) -> float:
     ``coeff_fn(x)`` maps an array of feature values to a tuple of coefficient arrays; the
     features are independent, so the maximum over vectors is ``n`` times the per-feature one.
     """
-    n = _positive_int(n, "n")
-    grid = np.linspace(0.0, 1.0, _positive_int(n_grid, "n_grid"))
+    n = check_positive_int(n, "n")
+    grid = np.linspace(0.0, 1.0, check_positive_int(n_grid, "n_grid"))
     parts = [np.broadcast_to(np.asarray(c, dtype=float), grid.shape) for c in coeff_fn(grid)]
     per_feature = sum(np.abs(p[:, None] - p[None, :]) for p in parts).max()
     return float(n * per_feature)
@@ -145,7 +135,7 @@ def delta_sgd(n: int, *, clipped: bool = False, clip: float = 4.0, b_j=1.0, a: f
     noisy inputs (Eq. 27): ``Δ = b_j Σ_i 2σ(a) = b_j n`` at ``a = 0`` (14 for ``n = 14``).
     Clipped to ``C`` it is ``2 n C`` (112).
     """
-    n = _positive_int(n, "n")
+    n = check_positive_int(n, "n")
     if clipped:
         return 2.0 * n * clip
     return np.asarray(b_j, dtype=float) * n * float(sgd_feature_paper(a))

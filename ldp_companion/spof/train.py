@@ -42,7 +42,8 @@ import torch
 
 from ldp_companion.device import seed_torch, torch_device
 from ldp_companion.spof import model, sensitivity, taylor
-from ldp_companion.validation import check_epsilon, check_rng, check_unit_interval
+from ldp_companion.validation import (check_epsilon, check_epsilons, check_rng,
+                                      check_unit_interval)
 
 __all__ = ["METHODS", "CONDITIONS", "Setup", "noise_multiplier", "train", "accuracy"]
 
@@ -146,7 +147,6 @@ class _Context:
     noisy: bool
     eps: torch.Tensor          # (R, 1, 1)
     n: int
-    coeffs: str
     c: float
     sigma_mult: torch.Tensor | None
     gen: torch.Generator
@@ -257,9 +257,7 @@ def _check_inputs(method, condition, x_train, x_test, epsilons):
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     if eps.ndim != 1 or eps.size == 0:
         raise ValueError("epsilons must be a non-empty 1-D sequence (one per replicate)")
-    for e in eps:
-        check_epsilon(float(e))
-    return x_train, x_test, eps
+    return x_train, x_test, check_epsilons(eps, "epsilons")
 
 
 def _evaluate(p, x_test, noise, decoder, shift):
@@ -319,7 +317,7 @@ def train(method: str, x_train, x_test, epsilons, *, condition: str = "noiseless
                               for e in eps], device=dev, dtype=torch.float32)
     ctx = _Context(setup, method, condition == "noisy",
                    torch.tensor(eps, dtype=torch.float32, device=dev).view(-1, 1, 1), n,
-                   coeffs, c, sigma, gen)
+                   c, sigma, gen)
     xt = torch.tensor(x_train, dtype=torch.float32, device=dev)
     _, a2_all, a3_all = (torch.tensor(a, dtype=torch.float32, device=dev)
                          for a in taylor.coefficients(x_train, coeffs))
