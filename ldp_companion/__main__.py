@@ -6,7 +6,7 @@ python -m ldp_companion list
 python -m ldp_companion params pm          # the chapter's parameters, values per profile
 python -m ldp_companion params --sync      # regenerate README table and parameters cells
 python -m ldp_companion coverage pm --json # the paper's items and where the book covers them
-python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/
+python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/   # progress bars
 python -m ldp_companion book --profile default   # chapters in parallel; unchanged ones cached
 python -m ldp_companion book --force             # re-execute every chapter
 python -m ldp_companion site                     # render only: the package and the HTML
@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 import time
 from pathlib import Path
 
 from ldp_companion import runner
+from ldp_companion.grid import PROGRESS_ENV
 
 
 def _value(text: str):
@@ -41,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
                      metavar=("NAME", "VALUE"), help="papermill parameter (repeatable)")
     run.add_argument("--out", default="runs", help="output folder (default: runs/)")
     run.add_argument("--log-output", action="store_true", help="stream cell output")
+    run.add_argument("--quiet", action="store_true", help="no progress bars on the terminal")
     params = sub.add_parser("params", help="every chapter's parameters (a markdown table)")
     params.add_argument("chapter", nargs="?", help="one chapter (name or number)")
     params.add_argument("--sync", action="store_true",
@@ -65,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "run":
         params = {name: _value(value) for name, value in args.parameter}
+        if not args.quiet:  # the kernel inherits it: grids draw their bars on this terminal
+            os.environ[PROGRESS_ENV] = "1"
         out = runner.execute(runner.find_chapter(args.chapter), Path(args.out), params,
                              log_output=args.log_output)
         print(f"executed notebook: {out}")

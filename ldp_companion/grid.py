@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["cell_rng", "key_words", "run_grid"]
+__all__ = ["cell_rng", "key_words", "run_grid", "progress_bar", "PROGRESS_ENV", "JOBS_ENV"]
+
+#: Set to "1" by ``python -m ldp_companion run``: grids run with ``progress=None`` then draw
+#: their bars on the terminal that runs the chapter; the built book stays quiet.
+PROGRESS_ENV = "LDP_COMPANION_PROGRESS"
+#: Workers of a grid run with ``n_jobs=None`` when set (``make book`` sets it to the cores
+#: left per chapter, so chapters executed side by side do not each start one per core).
+JOBS_ENV = "LDP_COMPANION_GRID_JOBS"
 
 
 def key_words(key: Mapping) -> tuple[int, ...]:
@@ -38,7 +45,7 @@ def _run_cell(fn, key, seed):
 
 
 def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int | None = None,
-             scheduler: str | None = None, progress: bool = False,
+             scheduler: str | None = None, progress: bool | None = None,
              description: str = "grid") -> list:
     """``[fn(**cell, rng=cell_rng(seed, cell)) for cell in cells]``, in parallel.
 
@@ -53,12 +60,17 @@ def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int |
     seed : int
         The run's seed.
     n_jobs : int, optional
-        Worker processes (joblib); ``None`` uses every core, 1 runs in this process.
+        Worker processes (joblib); ``None`` uses :data:`JOBS_ENV` when set, else every core;
+        1 runs in this process.
     scheduler : str, optional
         Address of a ``dask.distributed`` scheduler ("tcp://host:8786"): the cells run on that
         cluster through joblib's ``dask`` backend (``pip install "ldp_companion[dask]"``).
-    progress : bool
-        Show a progress bar (tqdm; notebook-aware).
+    progress : bool, optional
+        Show a progress bar: True draws one where the call runs (tqdm; a widget in a
+        notebook); None (default) draws one only when :data:`PROGRESS_ENV` is "1", on the
+        terminal (see :func:`progress_bar`); False never.
+    description : str
+        The bar's label.
 
     Returns
     -------
@@ -72,7 +84,9 @@ def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int |
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
                                or n_jobs == 0 or n_jobs < -1):
         raise ValueError(f"n_jobs must be a positive integer, -1 or None, got {n_jobs!r}")
-    bar = _progress(len(cells), description) if progress else None
+    if n_jobs is None and os.environ.get(JOBS_ENV, "").isdigit():
+        n_jobs = max(1, int(os.environ[JOBS_ENV]))
+    bar = progress_bar(len(cells), description, progress)
     if scheduler is None and (n_jobs == 1 or len(cells) <= 1):
         out = []
         for cell in cells:
@@ -110,7 +124,24 @@ def _parallel(fn, cells, seed, n_jobs, scheduler, bar):
     return out
 
 
-def _progress(total: int, description: str):
+def progress_bar(total: int, description: str, progress: bool | None = None):
+    """A tqdm bar for a loop of ``total`` steps, or None when no progress is wanted.
+
+    ``progress=True``: ``tqdm.auto`` (a widget in a live notebook, text elsewhere).
+    ``progress=None``: a text bar on the process's original standard error when the
+    environment variable :data:`PROGRESS_ENV` is "1" (papermill's kernel inherits that
+    stream from ``python -m ldp_companion run``, so the bar shows on the terminal and never
+    in the executed notebook), otherwise none. ``progress=False``: none.
+    """
+    if progress is False or (progress is None and os.environ.get(PROGRESS_ENV) != "1"):
+        return None
+    if progress is None:
+        import sys
+
+        from tqdm import tqdm
+
+        return tqdm(total=total, desc=description, leave=False, file=sys.__stderr__,
+                    mininterval=1.0)
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=description, leave=False)

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from ldp_companion.grid import JOBS_ENV
 from ldp_companion.ledger import LEDGER_DIR_ENV
 from ldp_companion.profiles import PROFILES
 
@@ -222,21 +223,42 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
               flush=True)
     todo.sort(key=lambda item: -_expected_seconds(item[0], out_dir))
     failures = []
-    with ProcessPoolExecutor(max_workers=max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))) as pool:
-        futures = {pool.submit(execute, src, out_dir, params, cache_key=key): src
-                   for src, key in todo}
-        for future in as_completed(futures):
-            src = futures[future]
-            try:
-                future.result()
-                status[src.stem] = "executed"
-            except RuntimeError as err:
-                failures.append(str(err))
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    started = time.perf_counter()
+    # chapters side by side share the cores: each chapter's grids get its share
+    previous = os.environ.get(JOBS_ENV)
+    os.environ[JOBS_ENV] = previous or str(max(1, (os.cpu_count() or 1) // workers))
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(execute, src, out_dir, params, cache_key=key): src
+                       for src, key in todo}
+            for future in as_completed(futures):
+                src = futures[future]
+                try:
+                    future.result()
+                    status[src.stem] = "executed"
+                except RuntimeError as err:
+                    failures.append(str(err))
+    finally:
+        if previous is None:
+            os.environ.pop(JOBS_ENV)
     if failures:
         raise RuntimeError("; ".join(failures))
+    _record_build(out_dir, status, time.perf_counter() - started, workers, profile)
     for page in summary_pages:
         execute(root / "book" / f"{page}.md", out_dir, record=False)
     return status
+
+
+def _record_build(out_dir: Path, status: dict, wall: float, workers: int, profile: str):
+    """``build.json``: the wall time of this build's chapter execution, the chapters it
+    executed and those it took from the cache (the Reproducibility page shows it)."""
+    record = {"wall_seconds": round(wall, 1), "workers": workers, "cores": os.cpu_count(),
+              "profile": profile,
+              "executed": sorted(k for k, v in status.items() if v == "executed"),
+              "cache": sorted(k for k, v in status.items() if v == "cache"),
+              "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    (out_dir / "build.json").write_text(json.dumps(record, indent=1))
 
 
 def _expected_seconds(source: Path, out_dir: Path) -> float:

@@ -57,13 +57,16 @@ def check_unit_interval(x, name: str = "x", clip: bool = False, low: float = -1.
                                  or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
+    if not arr.size:
+        return arr
+    lo, hi = arr.min(), arr.max()  # NaN propagates into both, inf shows at an end
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     if clip:
         return np.clip(arr, low, 1.0)
-    if arr.size and (arr.min() < low or arr.max() > 1.0):
+    if lo < low or hi > 1.0:
         raise ValueError(f"{name} must lie in [{low:g}, 1]; got values in "
-                         f"[{arr.min():.6g}, {arr.max():.6g}] (pass clip=True to clip)")
+                         f"[{lo:.6g}, {hi:.6g}] (pass clip=True to clip)")
     return arr
 
 

@@ -58,6 +58,9 @@ def test_second_build_executes_nothing_and_a_touched_chapter_only_itself(tiny_bo
     src = tiny_book / "notebooks" / "02-two.md"
     src.write_text(src.read_text() + "\nOne more sentence.\n")
     assert build() == {"01-one": "cache", "02-two": "executed"}
+    record = json.loads((out / "build.json").read_text())  # the Reproducibility page reads it
+    assert record["executed"] == ["02-two"] and record["cache"] == ["01-one"]
+    assert record["profile"] == "smoke" and 0 < record["wall_seconds"] < 300
     # a change in a shared module the chapters can import re-executes both; FORCE re-executes all
     shared = tiny_book / "ldp_companion" / "validation.py"
     shared.write_text(shared.read_text() + "\n# touched\n")

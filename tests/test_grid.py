@@ -67,3 +67,83 @@ def test_bad_grids_are_refused():
 def test_key_words_are_four_32_bit_words(key):
     words = key_words(key)
     assert len(words) == 4 and all(0 <= w < 2**32 for w in words)
+
+
+# --------------------------------------------------------------------------- the chapters' grids
+
+def _pm_mean(**kw):
+    from ldp_companion.pm.experiments import MeanTask, mean_estimation_grid
+    from ldp_companion.pm.discretize import discretized
+
+    X = np.random.default_rng(0).uniform(-1, 1, (500, 3))
+    mechs = {"PM": "pm", "3 outputs": lambda e: discretized("pm_sub", e, 3)}  # a lambda
+    return mean_estimation_grid([MeanTask("t", X)], mechs, [0.5, 2.0], 3, 11, **kw)
+
+
+def _pm_fedsgd(**kw):
+    from ldp_companion.pm.experiments import LearningTask, fedsgd_grid
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (600, 3)) / np.sqrt(3)
+    y = np.sign(X @ np.ones(3) + 0.01)
+    task = LearningTask("logit", "logistic", X[:500], y[:500], X[500:], y[500:])
+    return fedsgd_grid([task], {"none": None, "PM": "pm"}, [1.0, 4.0], 2, 5, group_size=100,
+                       **kw)
+
+
+def _hiera_mean(**kw):
+    from ldp_companion.hiera.experiments import mean_grid
+
+    v = {"u": np.random.default_rng(2).uniform(-1, 1, 800)}
+    return mean_grid(v, [0.5, 1.0], 4, 3, **kw)
+
+
+def _hiera_sgd(**kw):
+    from ldp_companion.hiera.experiments import regression_tasks, sgd_grid
+
+    tasks = regression_tasks({"401ksubs": 600}, seed=0)
+    return sgd_grid(tasks, ["none", "hiera"], [1.0], folds=2, repeats=1, seed=4, mu=2, **kw)
+
+
+@pytest.mark.parametrize("grid", [_pm_mean, _pm_fedsgd, _hiera_mean, _hiera_sgd])
+def test_chapter_grids_are_the_same_serially_and_on_two_workers(grid):
+    serial = grid(n_jobs=1)
+    pd.testing.assert_frame_equal(serial, grid(n_jobs=2), check_exact=True)
+    assert len(serial) > 0
+
+
+def test_fedsgd_baseline_runs_once_per_seed():
+    df = _pm_fedsgd(n_jobs=1)
+    base = df[df["mechanism"] == "none"].pivot(index="seed", columns="epsilon", values="error")
+    assert (base.nunique(axis=1) == 1).all()  # the same run reported at every ε
+    assert df[df["mechanism"] == "PM"]["error"].nunique() > 1
+
+
+def test_progress_bar_follows_the_environment(monkeypatch, capsys):
+    from ldp_companion.grid import PROGRESS_ENV, progress_bar
+
+    monkeypatch.delenv(PROGRESS_ENV, raising=False)
+    assert progress_bar(3, "x") is None and progress_bar(3, "x", False) is None
+    monkeypatch.setenv(PROGRESS_ENV, "1")
+    bar = progress_bar(3, "x")
+    assert bar is not None and bar.total == 3
+    bar.close()
+    monkeypatch.setenv(PROGRESS_ENV, "1")
+    assert progress_bar(3, "x", False) is None
+
+
+def test_book_share_of_cores_sets_the_default_workers(monkeypatch):
+    """``n_jobs=None`` follows JOBS_ENV (set by ``make book``): 1 runs in this process."""
+    import joblib
+
+    from ldp_companion.grid import JOBS_ENV
+
+    def no_parallel(*args, **kwargs):
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setenv(JOBS_ENV, "1")
+    monkeypatch.setattr(joblib, "Parallel", no_parallel)
+    assert len(run_grid(mean_error, CELLS, seed=7)) == len(CELLS)
+    monkeypatch.setenv(JOBS_ENV, "2")
+    with pytest.raises(AssertionError, match="pool"):
+        run_grid(mean_error, CELLS, seed=7)

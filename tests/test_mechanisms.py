@@ -20,6 +20,9 @@ from scipy import optimize, stats
 
 from ldp_companion import get_mechanism, mechanism_names
 from ldp_companion.mechanisms import REGISTRY
+from ldp_companion.mechanisms.base import sample_from_uniform
+from ldp_companion.mechanisms.harmony import Harmony
+from ldp_companion.mechanisms.laplace import Laplace
 from ldp_companion.montecarlo import bonferroni_z, moment_check
 from ldp_companion.mechanisms.hybrid import (HM_EPS_STAR, HMTP_EPS_BETA, Mixture, hm_alpha,
                                              hm_tp_beta, hm_tp_beta_minimax)
@@ -633,3 +636,60 @@ def test_not_lowest_finds_where_hm_tp_loses():
     assert last["best"] == "pm_opt" and abs(last["eps_from"] - 5.44) < 0.03 and last["eps_to"] == 8.0
     with pytest.raises(ValueError):
         not_lowest(table, "nope")
+
+
+# --------------------------------------------------------------------------- block sampling
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_block_sampling_does_not_depend_on_the_block_length(name):
+    """The samplers draw their uniforms block by block; the output is that of one block."""
+    mech = get_mechanism(name, 1.3)
+    x = np.random.default_rng(3).uniform(-1, 1, size=(37, 11))
+    whole = mech.privatize(x, np.random.default_rng(9))
+    for chunk in (1, 7, 64):
+        got = sample_from_uniform(mech._from_uniform, x, np.random.default_rng(9), chunk=chunk)
+        np.testing.assert_array_equal(got, whole)
+
+
+def test_laplace_inverse_cdf_points():
+    """u = 1/2, 3/4, 1/4 give x, x + b ln 2, x - b ln 2; u = 0 stays finite (2^-53 floor)."""
+    mech = Laplace(0.8)
+    b, x = mech.scale, np.full(4, 0.3)
+    y = mech._from_uniform(x, np.array([0.5, 0.75, 0.25, 0.0]))
+    want = [0.3, 0.3 + b * np.log(2), 0.3 - b * np.log(2), 0.3 - 53 * b * np.log(2)]
+    np.testing.assert_allclose(y, want, rtol=1e-14)
+
+
+def _harmony_two_steps(v, u, eps):
+    """Alg. 1 spelled out: step 1 on u, step 2 on u's position inside step 1's interval."""
+    q = 0.5 * (1 + v)
+    bit = np.where(u < q, 1, -1)
+    u2 = np.where(bit == 1, u / q, (u - q) / (1 - q))
+    keep = u2 < np.exp(eps) / (np.exp(eps) + 1)
+    return np.where(keep, bit, -bit) * Harmony(eps).C
+
+
+def test_harmony_one_uniform_is_the_two_steps():
+    rng = np.random.default_rng(5)
+    v, u = rng.uniform(-1, 1, 100_000), rng.random(100_000)
+    np.testing.assert_array_equal(Harmony(0.7)._from_uniform(v, u.copy()),
+                                  _harmony_two_steps(v, u, 0.7))
+
+    class StepOneOnly(Harmony):  # a mutant that forgets randomized response
+        def _from_uniform(self, v, u):
+            return np.where(u < 0.5 * (1 + v), self.C, -self.C)
+
+    assert np.mean(StepOneOnly(0.7)._from_uniform(v, u) != _harmony_two_steps(v, u, 0.7)) > 0.1
+
+
+def test_throughput_table_rows_and_ratios():
+    from ldp_companion.mechanisms.throughput import throughput_table
+
+    t = throughput_table(n=10_000, repeats=1, names=["pm", "harmony"])
+    assert list(t.index) == ["rng.laplace", "rng.random", "pm", "harmony"]
+    assert t.loc["rng.laplace", "vs laplace"] == 1 and t.loc["rng.random", "vs floor"] == 1
+    ratio = t["vs laplace"] / t["vs floor"]  # the same two times, divided the other way
+    np.testing.assert_allclose(ratio, t.loc["rng.random", "vs laplace"])
+    with pytest.raises(ValueError, match="n"):
+        throughput_table(n=0)

@@ -2,9 +2,9 @@
 unbiasedness and variance Monte Carlo (Thm 3), the audit of Theorem 2, and mini-batch SGD
 linear regression (Fig. 3).
 
-Every (data set, ε) cell draws from its own generators, spawned from the caller's seed with
-:class:`numpy.random.SeedSequence`, so each cell is reproducible on its own and the tables
-are identical whatever order the cells run in.
+Every (data set, ε) cell is a cell of :func:`~ldp_companion.grid.run_grid`: its generator is
+keyed by the cell, so each cell is reproducible on its own and the tables are identical
+whatever order, process or machine the cells run in.
 
 Within one (data set, ε, run) all HierA configurations (``mu``, pool rule, clipping, ...)
 aggregate the *same* LHP reports, with their own PLC coins: PLC and the pools are the
@@ -14,12 +14,14 @@ to aggregate it) and makes the comparisons between ``mu`` values paired.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from ldp_companion import hiera as H
 from ldp_companion.datasets import load_wooldridge
+from ldp_companion.grid import run_grid
 from ldp_companion.hiera.protocol import report_probabilities
 from ldp_companion.mechanisms.piecewise import PM
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
@@ -153,8 +155,29 @@ def _run_counts(v, levels, runs, rng) -> np.ndarray:
     return out
 
 
+def _mean_cell(dataset, epsilon, rng, *, datasets, runs, configs, baselines) -> list[dict]:
+    """Every run and method of one (data set, ε) cell: all configurations aggregate the same
+    reports; the reports, each configuration and each baseline have their own generator."""
+    v = np.asarray(datasets[dataset], float)
+    truth = float(v.mean())
+    levels = H.paper_levels(epsilon)
+    g_reports, *g_rest = rng.spawn(1 + len(configs) + len(baselines))
+    counts = _run_counts(v, levels, runs, g_reports)
+    base = {"dataset": dataset, "n": v.size, "epsilon": epsilon, "truth": truth}
+    rows = []
+    for cfg, g in zip(configs, g_rest):
+        est = H.aggregate_counts(counts, levels, cfg.mu, g, **cfg.options())
+        rows += [{**base, "run": r, "method": "hiera", "config": cfg.label, "mu": cfg.mu,
+                  "rule": cfg.rule, "estimate": float(e)} for r, e in enumerate(est)]
+    for method, g in zip(baselines, g_rest[len(configs):]):
+        rows += [{**base, "run": r, "method": method, "config": method, "mu": 0, "rule": "",
+                  "estimate": _baseline_estimate(method, v, levels, g)} for r in range(runs)]
+    return rows
+
+
 def mean_grid(datasets: dict, eps_grid, runs: int, seed: int, *, configs=(HierAConfig(),),
-              baselines=BASELINES) -> pd.DataFrame:
+              baselines=BASELINES, n_jobs: int | None = None, scheduler: str | None = None,
+              progress: bool | None = None) -> pd.DataFrame:
     """Estimated means of every (data set, base ε, run, method).
 
     Parameters
@@ -166,10 +189,14 @@ def mean_grid(datasets: dict, eps_grid, runs: int, seed: int, *, configs=(HierAC
     runs : int
         Repetitions ``T`` (fresh reports each time).
     seed : int
+        Each (data set, ε) is a cell of :func:`~ldp_companion.grid.run_grid`.
     configs : sequence of HierAConfig
         HierA aggregations, all applied to the same reports of a run.
     baselines : sequence of str
         Among :data:`BASELINES`.
+    n_jobs, scheduler, progress
+        Workers (None: every core), a Dask scheduler's address, progress bar
+        (:func:`~ldp_companion.grid.run_grid`): the table does not depend on them.
 
     Returns
     -------
@@ -182,27 +209,12 @@ def mean_grid(datasets: dict, eps_grid, runs: int, seed: int, *, configs=(HierAC
     bad = set(baselines) - set(BASELINES)
     if bad:
         raise ValueError(f"baselines must be among {BASELINES}, got {sorted(bad)}")
-    configs = list(configs)
-    cells = [(name, e) for name in datasets for e in eps_grid]
-    seqs = np.random.SeedSequence(seed).spawn(len(cells))
-    rows = []
-    for (name, eps), ss in zip(cells, seqs):
-        v = np.asarray(datasets[name], float)
-        truth = float(v.mean())
-        levels = H.paper_levels(eps)
-        g_reports, *g_rest = [np.random.default_rng(s)
-                              for s in ss.spawn(1 + len(configs) + len(baselines))]
-        counts = _run_counts(v, levels, runs, g_reports)
-        base = {"dataset": name, "n": v.size, "epsilon": eps, "truth": truth}
-        for cfg, g in zip(configs, g_rest):
-            est = H.aggregate_counts(counts, levels, cfg.mu, g, **cfg.options())
-            rows += [{**base, "run": r, "method": "hiera", "config": cfg.label, "mu": cfg.mu,
-                      "rule": cfg.rule, "estimate": float(e)} for r, e in enumerate(est)]
-        for method, g in zip(baselines, g_rest[len(configs):]):
-            rows += [{**base, "run": r, "method": method, "config": method, "mu": 0,
-                      "rule": "", "estimate": _baseline_estimate(method, v, levels, g)}
-                     for r in range(runs)]
-    df = pd.DataFrame(rows)
+    cells = [{"dataset": name, "epsilon": e} for name in datasets for e in eps_grid]
+    fn = partial(_mean_cell, datasets=datasets, runs=runs, configs=list(configs),
+                 baselines=list(baselines))
+    parts = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
+                     description="HierA mean estimation")
+    df = pd.DataFrame([row for part in parts for row in part])
     df["error"] = df["estimate"] - df["truth"]
     return df
 
@@ -329,8 +341,23 @@ def _ols_cv(X, y, folds, repeats, rng) -> np.ndarray:
     return out
 
 
-def sgd_grid(tasks: dict, methods, eps_grid, folds: int, repeats: int, seed: int,
-             **options) -> pd.DataFrame:
+def _sgd_cell(dataset, method, rng, epsilon=None, *, tasks, folds, repeats,
+              options) -> np.ndarray:
+    """``(repeats, folds)`` test MSEs of one (task, method, ε); "ols" has no ε."""
+    X, y = tasks[dataset]
+    if method == "ols":
+        return _ols_cv(X, y, folds, repeats, rng)
+    levels = H.paper_levels(epsilon)
+    opts = dict(options)
+    if method == "harmony_clip":
+        levels = H.Levels([(-1.0, 1.0)], [epsilon])
+        method, opts["mu"] = "hiera", 1
+    return H.cross_val_mse(X, y, method, levels, rng, folds=folds, repeats=repeats, **opts)
+
+
+def sgd_grid(tasks: dict, methods, eps_grid, folds: int, repeats: int, seed: int, *,
+             n_jobs: int | None = None, scheduler: str | None = None,
+             progress: bool | None = None, **options) -> pd.DataFrame:
     """Cross-validated test MSE of private mini-batch SGD (Sec. 5) for every (task, method, ε).
 
     Parameters
@@ -346,6 +373,9 @@ def sgd_grid(tasks: dict, methods, eps_grid, folds: int, repeats: int, seed: int
     folds, repeats : int
         ``repeats`` shuffled ``folds``-fold splits (Sec. 6.3: 10 × 5).
     seed : int
+        Each (task, method, ε) is a cell of :func:`~ldp_companion.grid.run_grid`.
+    n_jobs, scheduler, progress
+        As in :func:`mean_grid`.
     **options
         Passed to :func:`~ldp_companion.hiera.sgd.ldp_linreg` (``mu``, ``lr_schedule``, ...).
 
@@ -361,29 +391,17 @@ def sgd_grid(tasks: dict, methods, eps_grid, folds: int, repeats: int, seed: int
     bad = set(methods) - known
     if bad:
         raise ValueError(f"methods must be among {sorted(known)}, got {sorted(bad)}")
-    cells = [(t, m, e) for t in tasks for m in methods for e in eps_grid]
-    seqs = np.random.SeedSequence(seed).spawn(len(cells) + len(tasks))
+    cells = [{"dataset": t, "method": m, "epsilon": e}
+             for t in tasks for m in methods for e in eps_grid]
+    cells += [{"dataset": t, "method": "ols"} for t in tasks]
+    fn = partial(_sgd_cell, tasks=tasks, folds=folds, repeats=repeats, options=options)
+    results = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler,
+                       progress=progress, description="HierA SGD")
     rows = []
-
-    def add(task, method, eps, cv):
-        X = tasks[task][0]
-        rows.extend({"dataset": task, "n": X.shape[0], "d": X.shape[1], "method": method,
-                     "epsilon": eps, "repeat": r, "fold": f, "mse": float(cv[r, f])}
-                    for r in range(cv.shape[0]) for f in range(cv.shape[1]))
-
-    for (task, method, eps), ss in zip(cells, seqs):
-        X, y = tasks[task]
-        rng = np.random.default_rng(ss)
-        levels = H.paper_levels(eps)
-        opts = dict(options)
-        if method == "harmony_clip":
-            levels = H.Levels([(-1.0, 1.0)], [eps])
-            method_name, opts["mu"] = "hiera", 1
-        else:
-            method_name = method
-        add(task, method, eps, H.cross_val_mse(X, y, method_name, levels, rng, folds=folds,
-                                               repeats=repeats, **opts))
-    for task, ss in zip(tasks, seqs[len(cells):]):
-        X, y = tasks[task]
-        add(task, "ols", np.nan, _ols_cv(X, y, folds, repeats, np.random.default_rng(ss)))
+    for c, cv in zip(cells, results):
+        X = tasks[c["dataset"]][0]
+        rows += [{"dataset": c["dataset"], "n": X.shape[0], "d": X.shape[1],
+                  "method": c["method"], "epsilon": c.get("epsilon", np.nan), "repeat": r,
+                  "fold": f, "mse": float(cv[r, f])}
+                 for r in range(cv.shape[0]) for f in range(cv.shape[1])]
     return pd.DataFrame(rows)

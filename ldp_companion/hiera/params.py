@@ -52,4 +52,5 @@ PARAMS = ChapterParams("05-hiera", {
                  every_profile("sample_one")),
     "bias_level": ("level of the gradient's bias component (unstated in the paper)",
                    every_profile("target")),
+    "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None)),
 })

@@ -20,9 +20,46 @@ from scipy import integrate
 
 from ldp_companion.validation import check_epsilon, check_rng, check_unit_interval
 
-__all__ = ["OutputLaw", "ScalarMechanism"]
+__all__ = ["OutputLaw", "ScalarMechanism", "sample_from_uniform"]
 
 _EMPTY = np.zeros(0)
+
+#: Entries per block in :func:`sample_from_uniform`: 2^14 float64 (128 KiB) per array, so a
+#: sampler's few temporaries stay in the core's cache instead of streaming through memory.
+CHUNK = 1 << 14
+
+
+def sample_from_uniform(from_uniform: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                        x: np.ndarray, rng: np.random.Generator,
+                        chunk: int = CHUNK) -> np.ndarray:
+    """``from_uniform(x, u)`` with one uniform ``u`` per entry of ``x``, block by block.
+
+    The uniforms are drawn in blocks of ``chunk`` from ``rng`` in order, which for numpy's
+    generators yields exactly the values of one ``rng.random(x.size)`` call: the output does
+    not depend on ``chunk``. Blocks keep the arithmetic in cache (about twice as fast as
+    whole-array passes at 10^7 entries; ``benchmarks/throughput.py``). Working on 1-d blocks
+    also keeps in-place arithmetic valid for 0-d ``x``.
+
+    Parameters
+    ----------
+    from_uniform : callable
+        ``(x_block, u_block) -> y_block``, both 1-d of the same length; may reuse
+        ``u_block`` as scratch.
+    x : ndarray
+        Validated inputs, any shape.
+    rng : numpy.random.Generator
+    chunk : int
+        Block length.
+    """
+    flat = x.reshape(-1)
+    out = np.empty(flat.size)
+    u = np.empty(min(chunk, flat.size))
+    for start in range(0, flat.size, chunk):
+        stop = min(start + chunk, flat.size)
+        block = u[: stop - start]
+        rng.random(out=block)
+        out[start:stop] = from_uniform(flat[start:stop], block)
+    return out.reshape(x.shape)
 
 
 @dataclass(frozen=True)

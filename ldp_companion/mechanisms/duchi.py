@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
+from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism, sample_from_uniform
 
-__all__ = ["Duchi"]
+__all__ = ["Duchi", "plus_minus"]
 
 
 class Duchi(ScalarMechanism):
@@ -27,8 +27,12 @@ class Duchi(ScalarMechanism):
         return 0.5 + 0.5 * np.asarray(x, float) / self.C
 
     def _privatize(self, x, rng):
-        plus = rng.random(x.shape) < self.prob_plus(x)
-        return np.where(plus, self.C, -self.C)
+        return sample_from_uniform(self._from_uniform, x, rng)
+
+    def _from_uniform(self, x, u):
+        """``+C`` if ``u < P(Y = +C | x)``, else ``-C``."""
+        return plus_minus(u < self.prob_plus(x), self.C)
+
 
     def _variance(self, x):
         return self.C**2 - x**2
@@ -39,3 +43,11 @@ class Duchi(ScalarMechanism):
     def _output_law(self, x):
         p = float(self.prob_plus(x))
         return OutputLaw.discrete([-self.C, self.C], [1.0 - p, p])
+
+
+def plus_minus(plus: np.ndarray, c: float) -> np.ndarray:
+    """``+c`` where ``plus`` is True, ``-c`` elsewhere (float64; faster than ``np.where``)."""
+    y = plus.astype(np.float64)
+    y *= 2.0 * c
+    y -= c
+    return y

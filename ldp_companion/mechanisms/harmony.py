@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.mechanisms.duchi import Duchi
+from ldp_companion.mechanisms.base import sample_from_uniform
+from ldp_companion.mechanisms.duchi import Duchi, plus_minus
 from ldp_companion.validation import check_probability, check_rng, check_unit_interval
 
 __all__ = ["Harmony", "discretise", "randomized_response"]
@@ -62,5 +63,22 @@ class Harmony(Duchi):
     name = "harmony"
 
     def _privatize(self, x, rng):
-        bits = randomized_response(discretise(x, rng), 1.0 / (1.0 + np.exp(-self.epsilon)), rng)
-        return bits * self.C
+        return sample_from_uniform(self._from_uniform, x, rng)
+
+    def _from_uniform(self, v, u):
+        """Alg. 1's two steps on one uniform ``u`` per value.
+
+        Step 1 sets ``x = +1`` iff ``u < q = (1 + v) / 2``. Given that outcome, ``u`` is
+        uniform on ``[0, q)`` or on ``[q, 1)``, so its position there is step 2's
+        independent uniform: with ``p = e^eps / (e^eps + 1)``, ``x = +1`` is kept iff
+        ``u < q p`` and ``x = -1`` is flipped to ``+1`` iff ``u >= q + (1 - q) p``. The law
+        is that of :func:`discretise` followed by :func:`randomized_response` (tested).
+        """
+        p = 1.0 / (1.0 + np.exp(-self.epsilon))
+        t = np.multiply(v, 0.5 * p)
+        t += 0.5 * p  # q p
+        plus = u < t
+        np.multiply(v, 0.5 * (1.0 - p), out=t)
+        t += 0.5 * (1.0 + p)  # q + (1 - q) p
+        plus |= u >= t
+        return plus_minus(plus, self.C)

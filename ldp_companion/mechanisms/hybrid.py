@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
+from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism, sample_from_uniform
 from ldp_companion.mechanisms.piecewise import PM, Piecewise, PMSub
-from ldp_companion.mechanisms.three_outputs import ThreeOutputs, _sample_flat
+from ldp_companion.mechanisms.three_outputs import ThreeOutputs
 from ldp_companion.validation import check_epsilon, check_probability
 
 __all__ = ["Mixture", "HM", "HMTP", "hm_alpha", "hm_tp_beta", "hm_tp_beta_minimax",
@@ -50,7 +50,7 @@ class Mixture(ScalarMechanism):
         return f"{type(self).__name__}(epsilon={self.epsilon:g}, weight={self.weight:.6g})"
 
     def _privatize(self, x, rng):
-        return _sample_flat(self._from_uniform, x, rng)
+        return sample_from_uniform(self._from_uniform, x, rng)
 
     def _from_uniform(self, x, u):
         """One uniform per entry: ``u < w`` picks the piecewise part and also drives it."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
+from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism, sample_from_uniform
 
 __all__ = ["Laplace"]
 
@@ -22,7 +22,26 @@ class Laplace(ScalarMechanism):
         return 2.0 / self.epsilon
 
     def _privatize(self, x, rng):
-        return x + rng.laplace(0.0, self.scale, size=x.shape)
+        return sample_from_uniform(self._from_uniform, x, rng)
+
+    def _from_uniform(self, x, u):
+        """Inverse CDF of ``x + Lap(b)`` at ``u``: ``x + b sgn(v) (-ln(1 - |v|))``, ``v = 2u - 1``.
+
+        For numpy's uniforms (multiples of 2^-53) both ``v`` and ``1 - |v|`` are exact, so
+        ``ln(1 - |v|)`` is ``ln(2u)`` below 1/2 and ``ln(2 - 2u)`` above, as in numpy's own
+        sampler; ``u = 0`` (probability 2^-53) is mapped to ``1 - |v| = 2^-53`` where numpy
+        draws again.
+        """
+        u *= 2.0
+        u -= 1.0
+        m = np.abs(u)
+        np.subtract(1.0, m, out=m)
+        np.maximum(m, 2.0**-53, out=m)
+        np.log(m, out=m)
+        np.copysign(m, u, out=m)
+        m *= self.scale
+        m += x
+        return m
 
     def _variance(self, x):
         return np.full_like(x, 2.0 * self.scale**2)

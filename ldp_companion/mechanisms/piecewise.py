@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
-from ldp_companion.mechanisms.three_outputs import _sample_flat
+from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism, sample_from_uniform
 from ldp_companion.validation import check_epsilon
 
 __all__ = ["Piecewise", "PM", "PMSub", "PMOpt", "pm_opt_t", "pm_opt_t_ferrari"]
@@ -115,7 +114,7 @@ class Piecewise(ScalarMechanism):
         return y
 
     def _privatize(self, x, rng):
-        return _sample_flat(self._from_uniform, x, rng)
+        return sample_from_uniform(self._from_uniform, x, rng)
 
     def _variance(self, x):
         t, E, Em1 = self._t, self._E, self._Em1

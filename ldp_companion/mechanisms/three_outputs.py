@@ -18,7 +18,7 @@ import numbers
 
 import numpy as np
 
-from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
+from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism, sample_from_uniform
 from ldp_companion.validation import check_unit_interval
 
 __all__ = ["ThreeOutputs", "p00", "EPS_CAP"]
@@ -148,7 +148,7 @@ class ThreeOutputs(ScalarMechanism):
         return y
 
     def _privatize(self, x, rng):
-        return _sample_flat(self._from_uniform, x, rng)
+        return sample_from_uniform(self._from_uniform, x, rng)
 
     def _variance(self, x):
         # at |x| = 1 and large eps the exact variance is ~0; rounding must not make it < 0
@@ -164,16 +164,6 @@ class ThreeOutputs(ScalarMechanism):
         if self._a == 0.0:  # the 0 output never occurs (Duchi)
             return OutputLaw.discrete([-self._C, self._C], [pm, pc])
         return OutputLaw.discrete([-self._C, 0.0, self._C], [pm, p0, pc])
-
-
-def _sample_flat(from_uniform, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``from_uniform(x, u)`` on flattened ``x`` and one uniform per entry, reshaped back.
-
-    Working on 1-d arrays keeps the in-place arithmetic valid for 0-d ``x`` (where numpy
-    would return scalars) and makes the result an ndarray of ``x``'s shape.
-    """
-    flat = x.reshape(-1)
-    return from_uniform(flat, rng.random(flat.size)).reshape(x.shape)
 
 
 def _check_a(a, E: float) -> float:

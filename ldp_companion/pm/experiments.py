@@ -1,17 +1,19 @@
 """Experiment grids of Zhao et al. (2020): mean estimation (Figs. 6, 7, 11) and LDP-FedSGD
 (Figs. 8–10, 12–14).
 
-Every run draws from its own generator, spawned from the caller's seed, so each
-(dataset, mechanism, ε, run) cell is reproducible on its own and the tables are identical
-whatever order the cells run in.
+Every run is a cell of :func:`~ldp_companion.grid.run_grid`: its generator is keyed by the
+cell (data set, mechanism, ε, run), so each cell is reproducible on its own and the tables are
+identical whatever order, process or machine the cells run in.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
+from ldp_companion.grid import run_grid
 from ldp_companion.pm import fedsgd as fl
 from ldp_companion.pm.multidim import estimate_mean, expected_mse
 from ldp_companion.validation import check_epsilon, check_positive_int
@@ -45,23 +47,33 @@ class LearningTask:
     y_test: np.ndarray
 
 
-def _cells(tasks, mechanisms, eps_grid, reps: int, seed: int):
-    """Yield ``(task, label, eps, generators)`` for every cell, ``reps`` generators each,
-    all spawned from ``seed`` in a fixed order."""
-    reps = check_positive_int(reps, "runs")
-    eps_grid = [check_epsilon(float(e), "eps_grid entries") for e in eps_grid]
-    cells = [(t, m, e) for t in tasks for m in mechanisms for e in eps_grid]
-    seqs = np.random.SeedSequence(seed).spawn(len(cells) * reps)
-    for c, (task, label, eps) in enumerate(cells):
-        yield task, label, eps, [np.random.default_rng(q) for q in seqs[c * reps:(c + 1) * reps]]
+def _eps_list(eps_grid) -> list[float]:
+    return [check_epsilon(float(e), "eps_grid entries") for e in eps_grid]
 
 
-def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int) -> pd.DataFrame:
+def _by_name(tasks) -> dict:
+    named = {t.name: t for t in tasks}
+    if len(named) != len(tasks):
+        raise ValueError("tasks must have distinct names")
+    return named
+
+
+def _mean_cell(dataset, mechanism, epsilon, run, rng, *, tasks, mechanisms) -> float:
+    """One run of one cell: the squared error of the column means, averaged over columns."""
+    task = tasks[dataset]
+    est = estimate_mean(task.X, epsilon * task.budget_share, mechanisms[mechanism], rng)
+    return float(np.mean((est - task.X.mean(axis=0)) ** 2))
+
+
+def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
+                         n_jobs: int | None = None, scheduler: str | None = None,
+                         progress: bool | None = None) -> pd.DataFrame:
     """Squared error of the estimated column means, every (task, mechanism, ε, run).
 
     Parameters
     ----------
     tasks : list of MeanTask
+        Distinct names.
     mechanisms : dict
         Label -> anything :func:`~ldp_companion.pm.multidim.estimate_mean` accepts (a name of
         ``multidim_names()`` or a factory ``epsilon -> ScalarMechanism``).
@@ -69,23 +81,30 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int) -> p
         Total budget per user; the numeric columns get ``budget_share`` of it.
     runs : int
     seed : int
+        Each run is a cell of :func:`~ldp_companion.grid.run_grid` with its own generator.
+    n_jobs, scheduler, progress
+        Workers (None: every core), a Dask scheduler's address, progress bar
+        (:func:`~ldp_companion.grid.run_grid`): the table does not depend on them.
 
     Returns
     -------
     DataFrame with columns ``dataset, n, mechanism, epsilon, run, mse, expected_mse`` (``n``
-    users; the MSE averaged over columns, and its analytic expectation, brief §3.9).
+    users; the MSE averaged over columns, and its analytic expectation, Lemma 14).
     """
-    rows = []
-    for task, label, eps, rngs in _cells(tasks, mechanisms, eps_grid, runs, seed):
-        budget = eps * task.budget_share
-        truth = task.X.mean(axis=0)
-        expected = expected_mse(task.X, budget, mechanisms[label])
-        for r, rng in enumerate(rngs):
-            est = estimate_mean(task.X, budget, mechanisms[label], rng)
-            rows.append({"dataset": task.name, "n": task.X.shape[0], "mechanism": label,
-                         "epsilon": eps, "run": r, "mse": float(np.mean((est - truth) ** 2)),
-                         "expected_mse": expected})
-    return pd.DataFrame(rows)
+    runs = check_positive_int(runs, "runs")
+    eps_grid, named = _eps_list(eps_grid), _by_name(tasks)
+    cells = [{"dataset": t.name, "mechanism": m, "epsilon": e, "run": r}
+             for t in tasks for m in mechanisms for e in eps_grid for r in range(runs)]
+    fn = partial(_mean_cell, tasks=named, mechanisms=mechanisms)
+    mse = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
+                   description="mean estimation")
+    expected = {(t.name, m, e): expected_mse(t.X, e * t.budget_share, mechanisms[m])
+                for t in tasks for m in mechanisms for e in eps_grid}
+    return pd.DataFrame([{"dataset": c["dataset"], "n": named[c["dataset"]].X.shape[0],
+                          "mechanism": c["mechanism"], "epsilon": c["epsilon"],
+                          "run": c["run"], "mse": v,
+                          "expected_mse": expected[c["dataset"], c["mechanism"], c["epsilon"]]}
+                         for c, v in zip(cells, mse)])
 
 
 def _error(task: LearningTask, theta) -> float:
@@ -94,13 +113,24 @@ def _error(task: LearningTask, theta) -> float:
     return fl.misclassification_rate(theta, task.X_test, task.y_test)
 
 
+def _fedsgd_cell(task, mechanism, seed, rng, epsilon=None, *, tasks, mechanisms,
+                 options) -> float:
+    """Test error of one LDP-FedSGD run (``epsilon`` None for the non-private baseline)."""
+    t, mech = tasks[task], mechanisms[mechanism]
+    res = fl.fedsgd(t.X_train, t.y_train, t.task, rng, epsilon=epsilon, mechanism=mech,
+                    **options)
+    return _error(t, res.theta)
+
+
 def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_size: int = 1000,
-                eta0: float = 1.0, lam: float = 1e-4) -> pd.DataFrame:
+                eta0: float = 1.0, lam: float = 1e-4, n_jobs: int | None = None,
+                scheduler: str | None = None, progress: bool | None = None) -> pd.DataFrame:
     """Test error of LDP-FedSGD (Alg. 1) for every (task, mechanism, ε, seed).
 
     Parameters
     ----------
     tasks : list of LearningTask
+        Distinct names.
     mechanisms : dict
         Label -> mechanism for :func:`~ldp_companion.pm.fedsgd.fedsgd`; the value ``None`` is the
         non-private baseline (run once per seed, reported at every ε).
@@ -108,23 +138,37 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
     seeds : int
         Repetitions (fresh groups and noise each time).
     seed : int
+        Each repetition is a cell of :func:`~ldp_companion.grid.run_grid`.
     group_size, eta0, lam
         Alg. 1's group size, step size ``eta_t = eta0 / sqrt(t)`` and L2 factor.
+    n_jobs, scheduler, progress
+        As in :func:`mean_estimation_grid`.
 
     Returns
     -------
     DataFrame with columns ``task, mechanism, epsilon, seed, error`` (test MSE for "linear",
     misclassification rate otherwise).
     """
+    seeds = check_positive_int(seeds, "runs")
+    eps_grid, named = _eps_list(eps_grid), _by_name(tasks)
+    cells = []
+    for t in tasks:
+        for label, mech in mechanisms.items():
+            eps_keys = [{}] if mech is None else [{"epsilon": e} for e in eps_grid]
+            cells += [{"task": t.name, "mechanism": label, "seed": s, **k}
+                      for k in eps_keys for s in range(seeds)]
+    fn = partial(_fedsgd_cell, tasks=named, mechanisms=mechanisms,
+                 options={"group_size": group_size, "eta0": eta0, "lam": lam})
+    errors = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
+                      description="LDP-FedSGD")
     rows = []
-    for task, label, eps, rngs in _cells(tasks, mechanisms, eps_grid, seeds, seed):
-        mech = mechanisms[label]
-        for s, rng in enumerate(rngs):
-            res = fl.fedsgd(task.X_train, task.y_train, task.task, rng,
-                            epsilon=None if mech is None else eps, mechanism=mech,
-                            group_size=group_size, eta0=eta0, lam=lam)
-            rows.append({"task": task.name, "mechanism": label, "epsilon": eps, "seed": s,
-                         "error": _error(task, res.theta)})
+    for c, err in zip(cells, errors):
+        at = [c["epsilon"]] if "epsilon" in c else eps_grid
+        rows += [{"task": c["task"], "mechanism": c["mechanism"], "epsilon": e,
+                  "seed": c["seed"], "error": err} for e in at]
+    order = {(t.name, m, e): i for i, (t, m, e) in enumerate(
+        (t, m, e) for t in tasks for m in mechanisms for e in eps_grid)}
+    rows.sort(key=lambda r: (order[r["task"], r["mechanism"], r["epsilon"]], r["seed"]))
     return pd.DataFrame(rows)
 
 

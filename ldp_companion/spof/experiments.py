@@ -87,7 +87,7 @@ def _grid(cells, x_train, x_test, epsilons, runs, seed, setup, device, n_jobs, p
 
 def fig3_grid(methods, conditions, epsilons, runs: int, seed: int, *, x_train, x_test,
               setup: Setup = Setup(), device=None, n_jobs=None,
-              progress: bool = False) -> pd.DataFrame:
+              progress: bool | None = None) -> pd.DataFrame:
     """Fig. 3: accuracy of every method against ε, in each condition.
 
     Parameters
@@ -124,7 +124,7 @@ def fig3_grid(methods, conditions, epsilons, runs: int, seed: int, *, x_train, x
 
 def fig2_grid(methods, c_grid, epsilon: float, runs: int, seed: int, *, x_train, x_test,
               setup: Setup = Setup(), device=None, n_jobs=None,
-              progress: bool = False) -> pd.DataFrame:
+              progress: bool | None = None) -> pd.DataFrame:
     """Fig. 2: accuracy against the stabilization constant ``c`` at one ε, noiseless.
 
     Same parameters and table as :func:`fig3_grid`, with ``c_grid`` (values >= 0) in place

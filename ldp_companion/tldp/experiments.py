@@ -347,7 +347,7 @@ def type1_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
                epochs: int | Mapping[str, int],
                n_max: int | None = None, hidden: int = 64, lr: float = 1e-3,
                device: str | None = None, n_jobs: int | None = None,
-               progress: bool = False) -> pd.DataFrame:
+               progress: bool | None = None) -> pd.DataFrame:
     """Type I grid (Sec. V-B1, Table II, Fig. 1): models trained on perturbed training images.
 
     Every training image (one tensor of shape (8, 8) or (28, 28), Δ = 2 on [-1, 1], Eq. 17) is
@@ -378,8 +378,9 @@ def type1_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
         :func:`~ldp_companion.device.torch_device`'s ``prefer``.
     n_jobs : int, optional
         Worker processes (:func:`~ldp_companion.grid.run_grid`).
-    progress : bool
-        Show a progress bar.
+    progress : bool, optional
+        Progress bar (:func:`~ldp_companion.grid.progress_bar`; None: only under
+        ``python -m ldp_companion run``).
 
     Returns
     -------
@@ -408,7 +409,7 @@ def type2_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
                epochs: int | Mapping[str, int], extractor_epochs: int = 40,
                n_max: int | None = None, hidden: int = 64, lr: float = 1e-2,
                device: str | None = None, n_jobs: int | None = None,
-               progress: bool = False) -> pd.DataFrame:
+               progress: bool | None = None) -> pd.DataFrame:
     """Type II grid (Sec. V-B2, Table III, Fig. 2): a linear head trained on perturbed
     features.
 
@@ -461,7 +462,7 @@ def type2_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
 def type3_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *, rounds: int,
                n_max: int | None = None, hidden: int = 64, lr: float = 1e-2, clip: float = 1.0,
                clients: int = 3, noise_at: str = "client", device: str | None = None,
-               n_jobs: int | None = None, progress: bool = False) -> pd.DataFrame:
+               n_jobs: int | None = None, progress: bool | None = None) -> pd.DataFrame:
     """Type III grid (Sec. V-B3, Table IV, Fig. 3): FedAvg with perturbed model parameters.
 
     The training split is partitioned (stratified) among ``clients`` clients (3 in the

@@ -431,7 +431,7 @@ def _run(fn, mechanisms, eps_grid, runs, seed, n_jobs, progress, description,
 
 def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 8000,
                n_test: int = 2000, epochs: int = 3, device: str | None = None,
-               n_jobs: int | None = None, progress: bool = False) -> pd.DataFrame:
+               n_jobs: int | None = None, progress: bool | None = None) -> pd.DataFrame:
     """Type III grid (Sec. VIII-D, Fig. 5): private test data through a trained LeNet-5.
 
     A tanh LeNet-5 (:func:`lenet5`) is trained once per process on the first ``n_train``
@@ -462,8 +462,9 @@ def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 800
     n_jobs : int, optional
         Worker processes (:func:`~ldp_companion.grid.run_grid`); each trains its own copy
         of the (identical) model.
-    progress : bool
-        Show a progress bar.
+    progress : bool, optional
+        Progress bar (:func:`~ldp_companion.grid.progress_bar`; None: only under
+        ``python -m ldp_companion run``).
 
     Returns
     -------
@@ -484,7 +485,7 @@ def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 800
 def type2_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_public: int = 4000,
                n_private: int = 4000, n_test: int = 2000, extractor_epochs: int = 3,
                head_epochs: int = 5, device: str | None = None, n_jobs: int | None = None,
-               progress: bool = False) -> pd.DataFrame:
+               progress: bool | None = None) -> pd.DataFrame:
     """Type II grid (Sec. VIII-C, Fig. 4, Table III): a head trained on private features.
 
     A tanh LeNet-5 is trained once per process on the public split (the first ``n_public``
@@ -527,7 +528,7 @@ def type2_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_public: int = 40
 def type1_grid(mechanisms, eps_grid, runs: int, seed: int, *, clip: float = 1.0,
                lot: int = 64, epochs: int = 30, hidden: int = 12, lr: float = 0.1,
                device: str | None = None, n_jobs: int | None = None,
-               progress: bool = False) -> pd.DataFrame:
+               progress: bool | None = None) -> pd.DataFrame:
     """Type I grid (Sec. VIII-B, Fig. 3): private SGD of an MLP on breast cancer, ROC AUC.
 
     Data: :func:`~ldp_companion.datasets.load_breast_cancer`, a stratified 70/30 split from
