@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["wide", "gain", "equivalent", "off_chance"]
+__all__ = ["within_margin", "wide", "gain", "equivalent", "off_chance"]
 
 
 def wide(runs: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
@@ -53,6 +53,25 @@ def equivalent(diffs, margin: float, level: float = 0.95) -> np.ndarray:
     se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
     t = stats.t.ppf(1.0 - (1.0 - level) / d.shape[0], d.shape[1] - 1)
     return np.abs(d.mean(axis=1)) + t * se <= margin
+
+
+def within_margin(diffs, margin: float) -> np.ndarray:
+    """Per run, how far inside ``±margin`` a difference lies, on the side of its cell's mean:
+    ``margin - sign(mean) · d``. :meth:`~ldp_companion.ledger.Ledger.difference` on it decides
+    per cell "shown inside the margin" (holds), "shown outside" (fails) or neither
+    (inconclusive), where :func:`equivalent` only tells "shown inside" from the rest.
+
+    Parameters
+    ----------
+    diffs : array_like, shape (cells, runs)
+    margin : float
+        The largest difference counted as equal (> 0).
+    """
+    d = np.atleast_2d(np.asarray(diffs, float))
+    if margin <= 0:
+        raise ValueError(f"margin must be > 0, got {margin!r}")
+    side = np.where(d.mean(axis=1, keepdims=True) < 0, -1.0, 1.0)
+    return margin - side * d
 
 
 def off_chance(runs: pd.DataFrame, mechanisms, floor: float, metric: str = "f1"):

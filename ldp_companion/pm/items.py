@@ -203,31 +203,18 @@ _ITEMS = [
     {"ref": "Sec. VII-C",
      "title": "Error decreases as the number of output possibilities grows",
      "status": "checked", "claims": ["fig11-monotone"]},
-    # REPRODUCIBLE OFFLINE: run ldp_companion.pm.experiments.mean_estimation_grid on the
-    # WISDM-, MX- and BR-like stand-ins (ldp_companion.pm.synthetic) with
-    # ldp_companion.pm.discretize.discretized(...) versions of PM, PM-SUB, HM and HM-TP next to
-    # Three-Outputs, Duchi and Laplace, and plot MSE vs ε like the Fig. 6 panels.
     {"ref": "Fig. 11",
      "title": "Mean-estimation MSE vs ε after discretization (WISDM, MX, BR)",
-     "status": "planned",
-     "plan": "mean-estimation grid on the WISDM-, MX- and BR-like stand-ins with discretized PM, "
-             "PM-SUB, HM and HM-TP beside the other mechanisms over the ε grid (the chapter "
-             "now discretizes only PM-SUB on one Gaussian data set, section pm-fig11)."},
-    # REPRODUCIBLE OFFLINE: run ldp_companion.pm.experiments.fedsgd_grid on the synthetic
-    # logistic task with discretized PM, PM-SUB, HM, HM-TP (ldp_companion.pm.discretize) plus
-    # the other mechanisms over the ε grid, and plot like the Figs. 8-10 panel.
+     "status": "reproduced", "artifact": "pm-fig12",
+     "claims": ["fig11-proposed-better", "fig11-hmtp-all", "fig11-mse-analytic"]},
     {"ref": "Fig. 12",
      "title": "Logistic regression misclassification vs ε after discretization",
-     "status": "planned",
-     "plan": "LDP-FedSGD grid with discretized PM, PM-SUB, HM and HM-TP over the ε grid on the "
-             "synthetic logistic-regression task (the chapter now runs PM-SUB at one ε only)."},
-    # REPRODUCIBLE OFFLINE: same as Fig. 12 on the synthetic linear-regression task
-    # (ldp_companion.pm.synthetic.regression_task).
+     "status": "reproduced", "artifact": "pm-fig12",
+     "claims": ["fig12-13-proposed-better", "fig12-13-similar"]},
     {"ref": "Fig. 13",
      "title": "Linear regression MSE vs ε after discretization",
-     "status": "planned",
-     "plan": "LDP-FedSGD grid with discretized PM, PM-SUB, HM and HM-TP over the ε grid on the "
-             "synthetic linear-regression task (the chapter now runs PM-SUB at one ε only)."},
+     "status": "reproduced", "artifact": "pm-fig12",
+     "claims": ["fig12-13-proposed-better", "fig12-13-similar"]},
     {"ref": "Fig. 14",
      "title": "Misclassification and MSE vs number of output possibilities",
      "status": "checked", "claims": ["fig14"]},
@@ -413,6 +400,11 @@ CLAIM_REFS = {
     "erm-improves": ["Fig. 8", "Fig. 9", "Fig. 10"],
     "erm-proposed-better": ["Fig. 8", "Fig. 9", "Fig. 10"],
     "fig14": ["Fig. 14"],
+    "fig11-proposed-better": ["Fig. 11"],
+    "fig11-hmtp-all": ["Fig. 11"],
+    "fig11-mse-analytic": ["Fig. 11", "Lemma 9"],
+    "fig12-13-proposed-better": ["Fig. 12", "Fig. 13"],
+    "fig12-13-similar": ["Fig. 12", "Fig. 13"],
 }
 
 # NOTES:
@@ -461,11 +453,10 @@ CLAIM_REFS = {
 #   - pmsub-close -> Sec. V-C (prose: "comparable utility", "t close to e^(ε/3)").
 #   - disc-table -> Alg. 5 only (the brief's worst-case table of discretized PM-SUB); it also
 #     underlies fig15.
-#   - fig11-monotone: the notebook names it after Fig. 11, but Fig. 11's statement (proposed
-#     mechanisms beat existing ones after discretization on WISDM/MX/BR) is not checked; the
-#     claim (MSE falls as outputs grow, PM-SUB, Gaussian data) is the Sec. VII-C statement
-#     made for Fig. 14, transferred to mean estimation. Hence Sec. VII-C, and Fig. 11 is
-#     "not reproduced".
+#   - fig11-monotone: the notebook names it after Fig. 11, but the claim (MSE falls as outputs
+#     grow, PM-SUB, Gaussian data) is the Sec. VII-C statement made for Fig. 14, transferred
+#     to mean estimation: hence Sec. VII-C. Fig. 11's own statement (proposed mechanisms beat
+#     existing ones after discretization on WISDM/MX/BR) is fig11-proposed-better.
 #   - fig15 checks Fig. 15's sentence in worst-case variance (ε = 1, 2, 4), not the paper's
 #     experiment (whose ε is lost).
 #   - fig6-pmsub-pm and fig6-3out-small run over the Gaussian (Fig. 7) data too, but the

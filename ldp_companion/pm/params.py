@@ -39,6 +39,8 @@ PARAMS = ChapterParams("03-pm-three-outputs", {
     "outputs_grid": ("numbers of outputs 2m+1 of the discretization experiments",
                      {"smoke": [3, 11], "default": [3, 5, 7, 11, 21, 41],
                       "paper": [3, 5, 7, 11, 21, 41, 101]}),
+    "disc_outputs": ("outputs 2m+1 of the discretized mechanisms in Figs. 11–13 (lost in the "
+                     "text)", every_profile(11)),
     "n_erm": ("training vehicles of each LDP-FedSGD task (test set: a fifth of it)",
               {"smoke": 20_000, "default": 100_000, "paper": 1_000_000}),
     "d_erm": ("attributes of the synthetic LDP-FedSGD tasks (stand-ins)", {"smoke": 20, "default": 20, "paper": 20}),
