@@ -18,8 +18,8 @@ __all__ = ["cell_rng", "key_words", "run_grid", "progress_bar", "PROGRESS_ENV", 
 #: Set to "1" by ``python -m ldp_companion run``: grids run with ``progress=None`` then draw
 #: their bars on the terminal that runs the chapter; the built book stays quiet.
 PROGRESS_ENV = "LDP_COMPANION_PROGRESS"
-#: Workers of a grid run with ``n_jobs=None`` when set (``make book`` sets it to the cores
-#: left per chapter, so chapters executed side by side do not each start one per core).
+#: Workers of a grid run with ``n_jobs=None`` when set (e.g. 1 to keep every grid in its
+#: chapter's process when several chapters run side by side).
 JOBS_ENV = "LDP_COMPANION_GRID_JOBS"
 
 

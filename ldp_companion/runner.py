@@ -19,7 +19,6 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from ldp_companion.grid import JOBS_ENV
 from ldp_companion.ledger import LEDGER_DIR_ENV
 from ldp_companion.profiles import PROFILES
 
@@ -225,23 +224,18 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
     failures = []
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     started = time.perf_counter()
-    # chapters side by side share the cores: each chapter's grids get its share
-    previous = os.environ.get(JOBS_ENV)
-    os.environ[JOBS_ENV] = previous or str(max(1, (os.cpu_count() or 1) // workers))
-    try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(execute, src, out_dir, params, cache_key=key): src
-                       for src, key in todo}
-            for future in as_completed(futures):
-                src = futures[future]
-                try:
-                    future.result()
-                    status[src.stem] = "executed"
-                except RuntimeError as err:
-                    failures.append(str(err))
-    finally:
-        if previous is None:
-            os.environ.pop(JOBS_ENV)
+    # each chapter's grids use every core (n_jobs None) unless JOBS_ENV says otherwise: a
+    # share of cores per chapter left the longest chapter alone on one core at the end
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(execute, src, out_dir, params, cache_key=key): src
+                   for src, key in todo}
+        for future in as_completed(futures):
+            src = futures[future]
+            try:
+                future.result()
+                status[src.stem] = "executed"
+            except RuntimeError as err:
+                failures.append(str(err))
     if failures:
         raise RuntimeError("; ".join(failures))
     _record_build(out_dir, status, time.perf_counter() - started, workers, profile)
