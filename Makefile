@@ -9,13 +9,15 @@ MATHJAX := book/_static/mathjax/tex-chtml.js
 PROFILE ?= default
 FORCE ?=
 
-.PHONY: install book site test notebooks format lock clean help
+.PHONY: install book site test notebooks student format lock clean help
 help:
 	@echo "make book       execute the chapters (PROFILE=$(PROFILE)) in parallel and build the HTML site;"
 	@echo "                a chapter whose source, parameters and package code are unchanged comes"
 	@echo "                from the cache (make book FORCE=1 re-executes all)"
 	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
 	@echo "make notebooks  write notebooks/*.ipynb (for papermill) from the .md sources"
+	@echo "make student    student edition (no solutions, self-checks) in _build/student/,"
+	@echo "                instructor edition (with solutions) in _build/instructor/"
 	@echo "make format     format the chapters' code cells to the page's width (black, 88 columns)"
 	@echo "make install    virtual environment with the pinned dependencies"
 
@@ -44,6 +46,10 @@ test: install
 
 notebooks: install
 	$(VENV)/bin/jupytext --to ipynb notebooks/*.md
+
+student: install
+	$(PY) -m ldp_companion student --out _build/student
+	$(PY) -m ldp_companion student --edition instructor --out _build/instructor
 
 format: install
 	$(PY) scripts/format_notebooks.py

@@ -10,6 +10,8 @@ python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/   # progre
 python -m ldp_companion book --profile default   # chapters in parallel; unchanged ones cached
 python -m ldp_companion book --force             # re-execute every chapter
 python -m ldp_companion site                     # render only: the package and the HTML
+python -m ldp_companion student --out student/   # notebooks without solutions, self-checks
+python -m ldp_companion student --edition instructor --out instructor/ --chapters pm hiera
 """
 from __future__ import annotations
 
@@ -60,6 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--jobs", type=int, default=None,
                       help="chapters executed at once (default: the number of cores)")
     sub.add_parser("site", help="build the package and render the executed chapters (no execution)")
+    student = sub.add_parser("student", help="the chapters as handed out in a course: "
+                             "solutions removed, self-checks after each exercise")
+    student.add_argument("--out", required=True, help="folder for the notebooks")
+    student.add_argument("--chapters", nargs="+", metavar="CHAPTER",
+                         help="chapter names or numbers (default: every chapter)")
+    student.add_argument("--edition", default="student", choices=("student", "instructor"),
+                         help="instructor: the same notebooks with the solutions")
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -78,6 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         return _params(args.chapter, args.sync)
     if args.command == "coverage":
         return _coverage(args.chapter, args.json)
+    if args.command == "student":
+        from ldp_companion.student import write_editions
+
+        sources = ([runner.find_chapter(c) for c in args.chapters] if args.chapters
+                   else runner.chapters())
+        for path in write_editions(Path(args.out), sources, args.edition):
+            print(f"wrote {path}")
+        return 0
     started = time.perf_counter()
     if args.command == "site":
         print(f"site built; open {runner.build_site()}")

@@ -13,17 +13,18 @@ from types import ModuleType
 from ldp_companion import appendix, hiera, pm, spof, tldp, tvg
 from ldp_companion.appendix import items as _a_items, params as _a_params
 from ldp_companion.coverage import PaperItems
-from ldp_companion.hiera import (items as _hiera_items, params as _hiera_params,
-                                 reconstructions as _hiera_rec)
-from ldp_companion.pm import (items as _pm_items, params as _pm_params,
+from ldp_companion.exercises import ExerciseSet
+from ldp_companion.hiera import (exercises as _hiera_ex, items as _hiera_items,
+                                 params as _hiera_params, reconstructions as _hiera_rec)
+from ldp_companion.pm import (exercises as _pm_ex, items as _pm_items, params as _pm_params,
                               reconstructions as _pm_rec)
 from ldp_companion.profiles import ChapterParams
 from ldp_companion.spof import items as _spof_items, params as _spof_params
 from ldp_companion.tldp import items as _tldp_items, params as _tldp_params
 from ldp_companion.tvg import items as _tvg_items, params as _tvg_params
 
-__all__ = ["PACKAGES", "PARAMS", "ITEMS", "RECONSTRUCTIONS", "coverage", "chapter_number", "params_markdown",
-           "sync_parameters", "README_START", "README_END"]
+__all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
+           "chapter_number", "params_markdown", "sync_parameters", "README_START", "README_END"]
 
 PACKAGES: dict[str, ModuleType] = {
     "01-tldp": tldp, "02-tvg": tvg, "03-pm-three-outputs": pm, "04-spof": spof,
@@ -33,6 +34,10 @@ PARAMS: dict[str, ChapterParams] = {p.PARAMS.chapter: p.PARAMS for p in (
     _tldp_params, _tvg_params, _pm_params, _spof_params, _hiera_params, _a_params)}
 ITEMS: dict[str, PaperItems] = {i.ITEMS.chapter: i.ITEMS for i in (
     _tldp_items, _tvg_items, _pm_items, _spof_items, _hiera_items, _a_items)}
+
+#: Chapters whose exercises check themselves (:mod:`ldp_companion.exercises`): chapter -> its
+#: exercise set.
+EXERCISES: dict[str, ExerciseSet] = {e.EXERCISES.chapter: e.EXERCISES for e in (_pm_ex, _hiera_ex)}
 
 #: Chapters whose paper's text lost formulas or numbers: chapter -> its ``reconstructions``
 #: module (``NOTE``, ``RECONSTRUCTED``).

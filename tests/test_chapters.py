@@ -29,11 +29,27 @@ def test_chapter_runs_at_smoke(source, tmp_path):
     assert set(claims["verdict"]) <= set(VERDICTS)
     problems = book.ITEMS[source.stem].problems(claims, source.read_text())
     assert not problems, "\n".join(problems)
+    _exercises_check_out(source.stem, nb)
     rec = book.RECONSTRUCTIONS.get(source.stem)
     if rec is not None:  # every reconstructed reference is a claim of the run, marked so
         marked = claims.set_index("claim_id")["reconstructed"]
         assert set(rec.RECONSTRUCTED) <= set(marked.index)
         assert all(marked[c] for c in rec.RECONSTRUCTED)
+
+
+def _exercises_check_out(chapter: str, nb) -> None:
+    """The page (the instructor's view) solves every exercise: each self-check says correct.
+    Outside the solutions, no output or text shows an answer (a table that prints one)."""
+    from ldp_companion.student import SELF_CHECK, leaks, split_solutions
+
+    exercises = book.EXERCISES.get(chapter)
+    if exercises is None:
+        return
+    checks = [c for c in nb.cells if SELF_CHECK in c.metadata.get("tags", [])]
+    shown = [c.outputs[0]["data"]["text/plain"] for c in checks]
+    assert len(shown) == len(exercises) and all(s.endswith(": correct") for s in shown), shown
+    outside = nbformat.v4.new_notebook(cells=split_solutions(nb.cells)[0])
+    assert not leaks(outside, [], exercises.answers())
 
 
 @pytest.mark.parametrize("page", [*runner.chapters(), *sorted(runner.REPO.glob("book/*.md"))],

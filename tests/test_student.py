@@ -1,0 +1,271 @@
+"""The coursework kit: self-checking exercises, the student edition, per-chapter numbering."""
+from __future__ import annotations
+
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from ldp_companion import book, runner
+from ldp_companion.__main__ import main
+from ldp_companion.exercises import KINDS, Between, ExerciseSet
+from ldp_companion.sphinx_exercises import chapter_prefix, renumber
+from ldp_companion.student import (SCAFFOLD, SELF_CHECK, answer_strings, edition, leaks,
+                                   split_solutions)
+
+CHAPTERS = runner.chapters()
+
+
+def _demo() -> ExerciseSet:
+    ex = ExerciseSet("99-demo")
+    ex.add("demo-ex-root", "derive", lambda: {"root": np.sqrt(2.0)}, rtol=1e-6)
+    ex.add("demo-ex-range", "audit", lambda: {"low": Between(0.9, 1.05), "who": "duchi"})
+    return ex
+
+
+# --- the self-check -------------------------------------------------------------------------
+
+def test_a_check_says_correct_only_for_the_right_answer():
+    ex = _demo()
+    assert ex.check("demo-ex-root", root=1.41421356).correct
+    wrong = ex.check("demo-ex-root", root=1.5)  # a wrong constant is caught
+    assert not wrong.correct and "not yet" in repr(wrong)
+    assert "1.414" not in repr(wrong)  # the answer is never printed
+    assert not ex.check("demo-ex-root", root=np.sqrt(2.0) * (1 + 1e-5)).correct
+
+
+@pytest.mark.parametrize("blank", [..., None])
+def test_an_unfilled_scaffold_is_not_yet_not_a_crash(blank):
+    result = _demo().check("demo-ex-root", root=blank)
+    assert not result.correct and "fill in `root`" in repr(result)
+
+
+def test_ranges_strings_and_types():
+    ex = _demo()
+    assert ex.check("demo-ex-range", low=1.0, who="duchi").correct
+    assert not ex.check("demo-ex-range", low=1.2, who="duchi").correct
+    assert not ex.check("demo-ex-range", low=1.0, who="pm").correct
+    assert "should be a number" in repr(ex.check("demo-ex-range", low="1", who="duchi"))
+    assert "should be a number" in repr(ex.check("demo-ex-root", root="1.41"))
+    assert "shape" in repr(ex.check("demo-ex-root", root=[1.4, 1.4]))
+
+
+def test_a_page_mistake_raises():
+    ex = _demo()
+    with pytest.raises(ValueError, match="expects the answers root"):
+        ex.check("demo-ex-root", rooot=1.4)
+    with pytest.raises(ValueError, match="unknown exercise 'nope'; 99-demo has"):
+        ex.check("nope", root=1.4)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        ex.add("demo-ex-other", "essay", lambda: {})
+    with pytest.raises(ValueError, match="declared twice"):
+        ex.add("demo-ex-root", "derive", lambda: {"root": 1.0})
+    with pytest.raises(ValueError, match="low <= high"):
+        Between(1.0, 0.0)
+
+
+# --- the student edition --------------------------------------------------------------------
+
+_PAGE = """# Title
+
+:::{exercise}
+:label: demo-ex-root
+
+Find the square root of two.
+:::
+
+```{code-cell} ipython3
+:tags: [scaffold, remove-cell]
+
+root = ...  # your code here
+```
+
+:::{solution-start} demo-ex-root
+:class: dropdown
+:::
+
+Newton's method from one converges quickly to the square root.
+
+```{code-cell} ipython3
+root = 2 ** 0.5  # the solution cell of the demo page
+```
+
+:::{solution-end}
+:::
+
+```{code-cell} ipython3
+:tags: [self-check, remove-cell]
+
+EXERCISES.check("demo-ex-root", root=root)
+```
+
+:::{exercise}
+:label: demo-ex-text
+
+Why?
+:::
+
+:::{solution} demo-ex-text
+:class: dropdown
+
+Because the derivation of the text solution says so, at length.
+:::
+
+The end.
+"""
+
+
+def _page(tmp_path, text=_PAGE):
+    path = tmp_path / "99-demo.md"
+    path.write_text(text)
+    return path
+
+
+def test_student_edition_drops_solutions_and_shows_scaffold_and_check(tmp_path):
+    nb, removed = edition(_page(tmp_path))
+    text = "\n".join(c.source for c in nb.cells)
+    assert "Newton" not in text and "2 ** 0.5" not in text and "at length" not in text
+    assert "solution" not in text.replace("solutions", "")  # no directive left
+    assert "Find the square root" in text and "The end." in text
+    tags = {t for c in nb.cells if c.cell_type == "code" for t in c.metadata.get("tags", [])}
+    assert {SCAFFOLD, SELF_CHECK} <= tags and "remove-cell" not in tags
+    assert "Student edition" in nb.cells[1].source
+    assert len(removed) == 4 and not leaks(nb, removed, {})  # 2 markdown runs, 1 code cell, 1 block
+
+
+def test_instructor_edition_keeps_solutions(tmp_path):
+    nb, removed = edition(_page(tmp_path), "instructor")
+    text = "\n".join(c.source for c in nb.cells)
+    assert "Newton" in text and "2 ** 0.5" in text and removed == []
+    assert "Instructor edition" in nb.cells[1].source
+    with pytest.raises(ValueError, match="edition must be one of"):
+        edition(_page(tmp_path), "teacher")
+
+
+def test_an_unclosed_solution_is_refused(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+        ":::{solution} x\nno end")])
+    with pytest.raises(ValueError, match="not closed"):
+        split_solutions(nb.cells)
+
+
+def test_leak_check_catches_a_left_solution_line_and_a_printed_answer(tmp_path):
+    """Mutants of a clean student edition: each leak is reported."""
+    nb, removed = edition(_page(tmp_path))
+    answers = {"demo-ex-root": {"root": np.sqrt(2.0)}}
+    assert not leaks(nb, removed, answers)
+    leaky = nbformat.from_dict(nb)
+    leaky.cells.append(nbformat.v4.new_markdown_cell("Because the derivation of the text "
+                                                     "solution says so, at length."))
+    assert any("solution line" in f for f in leaks(leaky, removed, answers))
+    page = _page(tmp_path).read_text()  # a line the page also has outside its solution
+    reused = nbformat.from_dict(nb)
+    reused.cells.append(nbformat.v4.new_code_cell("root = 2 ** 0.5  # the solution cell of the demo page"))
+    assert not leaks(reused, removed, answers, page + "\n" + reused.cells[-1].source)
+    assert leaks(reused, removed, answers, page)
+    printed = nbformat.from_dict(nb)
+    out = nbformat.v4.new_output("execute_result", {"text/plain": "root ≈ 1.4142"})
+    printed.cells.append(nbformat.v4.new_code_cell("root", outputs=[out]))
+    assert leaks(printed, removed, answers) == ["demo-ex-root: root = 1.4142"]
+
+
+def test_answer_strings_skip_what_is_not_distinctive():
+    assert answer_strings(4.0) == [] and answer_strings(True) == []
+    assert answer_strings("pm") == [] and answer_strings(Between(0, 1)) == []
+    assert answer_strings(5.4995) == ["5.4995", "5.500"]
+    assert answer_strings(np.array([0.5, 2.0])) == ["0.5000"]
+
+
+@pytest.mark.parametrize("source", CHAPTERS, ids=lambda p: p.stem)
+def test_student_edition_leaks_no_solution(source):
+    exercises = book.EXERCISES.get(source.stem)
+    nb, removed = edition(source)
+    answers = exercises.answers() if exercises else {}
+    assert not leaks(nb, removed, answers, source.read_text())
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    assert any("parameters" in c.metadata.get("tags", []) for c in nb.cells)
+
+
+def _labels(text: str, directive: str) -> list[str]:
+    return re.findall(rf":::\{{{directive}\}}\n:label: (\S+)", text)
+
+
+@pytest.mark.parametrize("chapter", sorted(book.EXERCISES))
+def test_every_exercise_has_a_scaffold_a_solution_and_a_self_check(chapter):
+    exercises = book.EXERCISES[chapter]
+    text = (runner.REPO / "notebooks" / f"{chapter}.md").read_text()
+    labels = _labels(text, "exercise")
+    assert labels == [e.label for e in exercises], "page order = declared order"
+    cells = __import__("jupytext").read(runner.REPO / "notebooks" / f"{chapter}.md").cells
+    checks = [c.source for c in cells if SELF_CHECK in c.metadata.get("tags", [])]
+    scaffolds = [c.source for c in cells if SCAFFOLD in c.metadata.get("tags", [])]
+    assert len(checks) == len(scaffolds) == len(labels)
+    for exercise, check, scaffold in zip(exercises, checks, scaffolds):
+        assert f'EXERCISES.check("{exercise.label}"' in check
+        for name in exercise.names:
+            assert re.search(rf"^{name} = \.\.\.  # your code here$", scaffold, re.M), name
+            assert f"{name}={name}" in check
+        assert f":::{{solution-start}} {exercise.label}" in text
+
+
+@pytest.mark.parametrize("chapter", ["03-pm-three-outputs", "05-hiera"])
+def test_chapters_3_and_5_have_every_kind_of_exercise(chapter):
+    kinds = [e.kind for e in book.EXERCISES[chapter]]
+    assert len(kinds) >= 3 and set(kinds) == set(KINDS)
+
+
+@pytest.mark.chapter
+@pytest.mark.parametrize("source", CHAPTERS, ids=lambda p: p.stem)
+def test_student_notebook_runs_at_smoke_with_scaffolds_unfilled(source, tmp_path):
+    nb, _ = edition(source)
+    handed_out = tmp_path / "student" / f"{source.stem}.ipynb"
+    handed_out.parent.mkdir()
+    nbformat.write(nb, handed_out)
+    out = runner.execute(handed_out, tmp_path / "run", {"profile": "smoke", "seed": 0},
+                         record=False)
+    ran = nbformat.read(out, as_version=4)
+    errors = [o for c in ran.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert not errors
+    checks = [c for c in ran.cells if SELF_CHECK in c.metadata.get("tags", [])]
+    assert len(checks) == len(book.EXERCISES.get(source.stem, ()))
+    for cell in checks:
+        shown = cell.outputs[0]["data"]["text/plain"]
+        assert ": not yet (fill in `" in shown, shown
+
+
+def test_cli_writes_both_editions(tmp_path, capsys):
+    assert main(["student", "--out", str(tmp_path / "s"), "--chapters", "pm", "hiera"]) == 0
+    assert main(["student", "--edition", "instructor", "--out", str(tmp_path / "i"),
+                 "--chapters", "05"]) == 0
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [
+        "03-pm-three-outputs.ipynb", "05-hiera.ipynb"]
+    student = (tmp_path / "s" / "05-hiera.ipynb").read_text()
+    instructor = (tmp_path / "i" / "05-hiera.ipynb").read_text()
+    assert "solution-start" in instructor and "solution-start" not in student
+    assert "wrote" in capsys.readouterr().out
+
+
+# --- per-chapter numbering ------------------------------------------------------------------
+
+def test_exercises_are_numbered_per_chapter():
+    numbers = {  # Sphinx's numbering across the book, as it comes
+        "book/generated/03-pm-three-outputs": {"exercise": {"a": (4,), "b": (5,)}},
+        "book/generated/05-hiera": {"exercise": {"c": (9,), "d": (8,)}, "figure": {"f": (2,)}},
+        "book/generated/A-audit": {"exercise": {"e": (12,)}},
+        "book/intro": {"exercise": {"g": (13,)}},
+    }
+    changed = renumber(numbers)
+    assert numbers["book/generated/03-pm-three-outputs"]["exercise"] == {"a": (3, 1), "b": (3, 2)}
+    assert numbers["book/generated/05-hiera"]["exercise"] == {"d": (5, 1), "c": (5, 2)}
+    assert numbers["book/generated/05-hiera"]["figure"] == {"f": (2,)}
+    assert numbers["book/generated/A-audit"]["exercise"] == {"e": ("A", 1)}
+    assert numbers["book/intro"]["exercise"] == {"g": (1,)}
+    assert len(changed) == 4 and renumber(numbers) == []  # a second pass changes nothing
+
+
+def test_chapter_prefix():
+    assert chapter_prefix("book/generated/01-tldp") == 1
+    assert chapter_prefix("book/generated/B-mechanism") == "B"
+    assert chapter_prefix("book/rerun") is None
