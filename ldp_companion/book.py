@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 from types import ModuleType
 
-from ldp_companion import appendix, hiera, pm, spof, tldp, tvg
+from ldp_companion import appendix, byom, hiera, pm, spof, tldp, tvg
 from ldp_companion.appendix import items as _a_items, params as _a_params
+from ldp_companion.byom import items as _b_items, params as _b_params
 from ldp_companion.coverage import PaperItems
 from ldp_companion.exercises import ExerciseSet
 from ldp_companion.hiera import (exercises as _hiera_ex, items as _hiera_items,
@@ -28,12 +29,14 @@ __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "cover
 
 PACKAGES: dict[str, ModuleType] = {
     "01-tldp": tldp, "02-tvg": tvg, "03-pm-three-outputs": pm, "04-spof": spof,
-    "05-hiera": hiera, "A-audit": appendix,
+    "05-hiera": hiera, "A-audit": appendix, "B-mechanism": byom,
 }
 PARAMS: dict[str, ChapterParams] = {p.PARAMS.chapter: p.PARAMS for p in (
-    _tldp_params, _tvg_params, _pm_params, _spof_params, _hiera_params, _a_params)}
+    _tldp_params, _tvg_params, _pm_params, _spof_params, _hiera_params, _a_params,
+    _b_params)}
 ITEMS: dict[str, PaperItems] = {i.ITEMS.chapter: i.ITEMS for i in (
-    _tldp_items, _tvg_items, _pm_items, _spof_items, _hiera_items, _a_items)}
+    _tldp_items, _tvg_items, _pm_items, _spof_items, _hiera_items, _a_items,
+    _b_items)}
 
 #: Chapters whose exercises check themselves (:mod:`ldp_companion.exercises`): chapter -> its
 #: exercise set.

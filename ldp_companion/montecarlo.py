@@ -28,8 +28,9 @@ def moment_check(mechanism, xs, n: int, rng: np.random.Generator) -> pd.DataFram
     (``Var`` the closed form), the relative variance error is ``s^2 / Var(x) - 1``, and its
     z-score is ``(s^2 - Var(x)) / se``, with ``se^2 = (mu4 - (n - 3) / (n - 1) Var(x)^2) / n`` the
     exact variance of the unbiased sample variance of ``n`` i.i.d. draws (``mu4`` the central
-    fourth moment of the exact output law, so heavy tails such as Laplace's widen it and
-    two-point laws such as Duchi's at ``x = 0`` shrink it correctly).
+    fourth moment of the exact output law and ``Var(x)`` there the law's own variance, so heavy
+    tails such as Laplace's widen it, two-point laws such as Duchi's at ``x = 0`` shrink it
+    correctly, and a closed form that disagrees with the law gives a large ``z``, not NaN).
 
     Parameters
     ----------
@@ -52,11 +53,15 @@ def moment_check(mechanism, xs, n: int, rng: np.random.Generator) -> pd.DataFram
         y = mechanism.privatize(np.full(n, x), rng)
         v = float(mechanism.variance(x))
         s2 = y.var(ddof=1)
-        mu4 = mechanism.output_law(float(x)).expect(lambda t, x=x: (t - x) ** 4)
-        se_var = np.sqrt((mu4 - (n - 3) / (n - 1) * v**2) / n)
+        law = mechanism.output_law(float(x))
+        mu4 = law.expect(lambda t, x=x: (t - x) ** 4)
+        # the standard error under the output law (so that a wrong closed form v gives a
+        # large z, not the square root of a negative number)
+        se_var = np.sqrt(max(mu4 - (n - 3) / (n - 1) * law.var() ** 2, 0.0) / n)
+        z_var = (s2 - v) / se_var if se_var > 0 else (0.0 if s2 == v else np.inf)
         rows.append({"x": x, "mean": y.mean(), "var": s2, "var_closed_form": v,
                      "z": (y.mean() - x) / np.sqrt(v / n),
-                     "rel_var_error": s2 / v - 1.0, "z_var": (s2 - v) / se_var})
+                     "rel_var_error": s2 / v - 1.0, "z_var": z_var})
     return pd.DataFrame(rows)
 
 

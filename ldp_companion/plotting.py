@@ -252,8 +252,14 @@ def color(name: str):
 
 
 def label(name: str) -> str:
-    """The display name of mechanism ``name``."""
-    return MECHANISM_LABELS.get(name, name)
+    """The display name of mechanism ``name`` (a registered mechanism's own ``label``, else
+    ``name`` itself, for names the book does not know)."""
+    if name in MECHANISM_LABELS:
+        return MECHANISM_LABELS[name]
+    from ldp_companion.mechanisms import REGISTRY
+
+    own = getattr(REGISTRY.get(name), "label", None) if isinstance(name, str) else None
+    return own or name
 
 
 def plot_vs_epsilon(data: pd.DataFrame, metric: str, *, mechanism: str = "mechanism",

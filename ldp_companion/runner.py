@@ -27,7 +27,7 @@ __all__ = ["REPO", "chapters", "find_chapter", "execute", "execute_book", "build
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = REPO / "book" / "generated"
-SUMMARY_PAGES = ("verdicts", "reconstructions", "reproducibility")
+SUMMARY_PAGES = ("verdicts", "reconstructions", "reproducibility", "course")
 VERSIONED = ("ldp_companion", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "pooch",
              "scikit-learn", "joblib", "torch", "papermill", "jupyter-book", "sphinx")
 

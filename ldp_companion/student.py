@@ -28,7 +28,7 @@ import nbformat
 import numpy as np
 
 __all__ = ["EDITIONS", "SCAFFOLD", "SELF_CHECK", "edition", "split_solutions", "leaks",
-           "write_editions"]
+           "answer_strings", "write_editions", "grade"]
 
 EDITIONS = ("student", "instructor")
 SCAFFOLD, SELF_CHECK = "scaffold", "self-check"
@@ -205,3 +205,37 @@ def write_editions(out_dir: Path, chapters: list[Path], which: str = "student") 
         nbformat.write(nb, target)
         written.append(target)
     return written
+
+
+def grade(notebook) -> "pd.DataFrame":
+    """What the self-checks of an executed student notebook say, one row per exercise.
+
+    Parameters
+    ----------
+    notebook : path or notebook
+        A student edition after the student (or papermill) ran it.
+
+    Returns
+    -------
+    DataFrame with columns ``exercise`` and ``result`` (``correct``, ``not yet`` or
+    ``not run``) and ``why`` (the check's reasons).
+    """
+    import pandas as pd
+
+    nb = notebook if isinstance(notebook, dict) else nbformat.read(notebook, as_version=4)
+    rows = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or SELF_CHECK not in _tags(cell):
+            continue
+        label = re.search(r'check\("([^"]+)"', cell.source)
+        shown = next((o["data"]["text/plain"] for o in cell.get("outputs", [])
+                      if "text/plain" in o.get("data", {})), "")
+        shown = shown if isinstance(shown, str) else "".join(shown)
+        result, why = "not run", ""
+        if shown.endswith(": correct"):
+            result = "correct"
+        elif ": not yet (" in shown:
+            result, why = "not yet", shown.split(": not yet (", 1)[1].rstrip(")")
+        rows.append({"exercise": label.group(1) if label else "?", "result": result,
+                     "why": why})
+    return pd.DataFrame(rows, columns=["exercise", "result", "why"])

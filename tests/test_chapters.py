@@ -232,7 +232,7 @@ def test_findings_box_is_computed_from_the_ledger(source):
     import re
 
     text = source.read_text()
-    if "Ledger(" not in text or source.stem.startswith("A-"):
+    if "Ledger(" not in text or source.stem.split("-")[0].isalpha():  # appendices: no box
         return
     box = text[text.index("What this chapter finds"):]
     box = box[:box.index("::::", 4)]

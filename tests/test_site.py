@@ -31,6 +31,8 @@ PAGES = {
     "intro": "book/intro.html",
     "reproducibility": "book/generated/reproducibility.html",
     "audit": "book/generated/A-audit.html",
+    "mechanism": "book/generated/B-mechanism.html",
+    "course": "book/generated/course.html",
 }
 RAW_TEX = ("\\varepsilon", "\\frac", "\\mathbb", "\\operatorname", "$$", "\\[", "\\(")
 
@@ -251,3 +253,14 @@ def test_every_figure_has_alt_text_readable_text_and_its_colours():
     problems = {k: figure_problems(v) for k, v in figures.items()}
     problems = {k: v for k, v in problems.items() if v}
     assert not problems, problems
+
+
+@pytest.mark.parametrize("page, first", [("03-pm-three-outputs", "3.1"), ("05-hiera", "5.1"),
+                                         ("A-audit", "A.1")])
+def test_exercises_are_numbered_per_chapter_on_the_page(page, first):
+    html_file = SITE / "book" / "generated" / f"{page}.html"
+    if not html_file.exists():
+        skip_or_fail(f"the site is not built ({html_file}); run `make book` first")
+    numbers = re.findall(r"Exercise (\w+\.\d+)", html_file.read_text())
+    assert numbers and numbers[0] == first, numbers[:3]
+    assert all(n.split(".")[0] == first.split(".")[0] for n in numbers)

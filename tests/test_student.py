@@ -11,8 +11,8 @@ from ldp_companion import book, runner
 from ldp_companion.__main__ import main
 from ldp_companion.exercises import KINDS, Between, ExerciseSet
 from ldp_companion.sphinx_exercises import chapter_prefix, renumber
-from ldp_companion.student import (SCAFFOLD, SELF_CHECK, answer_strings, edition, leaks,
-                                   split_solutions)
+from ldp_companion.student import (SCAFFOLD, SELF_CHECK, answer_strings, edition, grade,
+                                   leaks, split_solutions)
 
 CHAPTERS = runner.chapters()
 
@@ -228,11 +228,10 @@ def test_student_notebook_runs_at_smoke_with_scaffolds_unfilled(source, tmp_path
     errors = [o for c in ran.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
-    checks = [c for c in ran.cells if SELF_CHECK in c.metadata.get("tags", [])]
-    assert len(checks) == len(book.EXERCISES.get(source.stem, ()))
-    for cell in checks:
-        shown = cell.outputs[0]["data"]["text/plain"]
-        assert ": not yet (fill in `" in shown, shown
+    graded = grade(out)
+    assert len(graded) == len(book.EXERCISES.get(source.stem, ()))
+    assert set(graded["result"]) <= {"not yet"}
+    assert all(why.startswith("fill in `") for why in graded["why"])
 
 
 def test_cli_writes_both_editions(tmp_path, capsys):
@@ -269,3 +268,23 @@ def test_chapter_prefix():
     assert chapter_prefix("book/generated/01-tldp") == 1
     assert chapter_prefix("book/generated/B-mechanism") == "B"
     assert chapter_prefix("book/rerun") is None
+
+
+def test_grade_reads_the_self_checks(tmp_path):
+    """An answered, an unanswered and an unrun exercise, as a teacher would collect them."""
+    def check_cell(label, shown=None):
+        outputs = ([nbformat.v4.new_output("execute_result", {"text/plain": shown})]
+                   if shown else [])
+        cell = nbformat.v4.new_code_cell(f'EXERCISES.check("{label}", a=a)', outputs=outputs)
+        cell.metadata["tags"] = [SELF_CHECK]
+        return cell
+
+    nb = nbformat.v4.new_notebook(cells=[
+        check_cell("x-ex-1", "x-ex-1: correct"),
+        check_cell("x-ex-2", "x-ex-2: not yet (`a` is not within the tolerance)"),
+        check_cell("x-ex-3")])
+    graded = grade(nb)
+    assert graded.to_dict("list") == {
+        "exercise": ["x-ex-1", "x-ex-2", "x-ex-3"],
+        "result": ["correct", "not yet", "not run"],
+        "why": ["", "`a` is not within the tolerance", ""]}

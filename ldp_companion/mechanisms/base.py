@@ -166,6 +166,8 @@ class ScalarMechanism(ABC):
     """
 
     name: str = "abstract"
+    #: Display name in tables and figures (None: the book's label for ``name``, else ``name``).
+    label: str | None = None
     max_epsilon: float = float("inf")
 
     def __init__(self, epsilon: float):

@@ -1,0 +1,72 @@
+"""A mean-estimation grid for scalar mechanisms, the papers' and the reader's side by side.
+
+Each user holds one value in [-1, 1] and reports it once; the aggregator averages the reports.
+Every run is a cell of :func:`~ldp_companion.grid.run_grid` keyed by (data set, mechanism, ε,
+run), so the table does not depend on the number of workers. A mechanism is given as a factory
+``epsilon -> ScalarMechanism`` (a class, a lambda) or a registered name; the workers receive a
+factory itself, so a mechanism registered in a notebook needs to be passed as its class.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from ldp_companion.grid import run_grid
+from ldp_companion.mechanisms import get_mechanism
+from ldp_companion.validation import check_epsilons, check_positive_int, check_unit_interval
+
+__all__ = ["scalar_mean_grid"]
+
+
+def _factory(spec):
+    if isinstance(spec, str):
+        get_mechanism(spec, 1.0)  # an unknown name fails here, listing the known ones
+        return partial(get_mechanism, spec)
+    if not callable(spec):
+        raise TypeError(f"a mechanism is a name or a factory epsilon -> mechanism, got {spec!r}")
+    return spec
+
+
+def _cell(dataset, mechanism, epsilon, run, rng, *, data, factories) -> float:
+    x = data[dataset]
+    reports = factories[mechanism](epsilon).privatize(x, rng)
+    return float((reports.mean() - x.mean()) ** 2)
+
+
+def scalar_mean_grid(data: dict, mechanisms: dict, eps_grid, runs: int, seed: int, *,
+                     n_jobs: int | None = None, progress: bool | None = None) -> pd.DataFrame:
+    """Squared error of the estimated mean, every (data set, mechanism, ε, run).
+
+    Parameters
+    ----------
+    data : dict
+        Name -> 1-d array of the users' values in [-1, 1].
+    mechanisms : dict
+        Label -> registered name or factory ``epsilon -> ScalarMechanism``.
+    eps_grid : sequence of float
+    runs, seed : int
+    n_jobs, progress
+        Workers and progress bar of :func:`~ldp_companion.grid.run_grid`.
+
+    Returns
+    -------
+    DataFrame with columns ``dataset, n, mechanism, epsilon, run, mse, expected_mse``; the
+    expected MSE of an average of independent unbiased reports is ``mean_i Var[Y | x_i] / n``.
+    """
+    values = {name: check_unit_interval(x, f"data[{name!r}]") for name, x in data.items()}
+    if any(x.ndim != 1 or x.size == 0 for x in values.values()):
+        raise ValueError("each data set must be a non-empty 1-d array")
+    factories = {label: _factory(spec) for label, spec in mechanisms.items()}
+    eps_grid = [float(e) for e in check_epsilons(eps_grid, "eps_grid")]
+    runs = check_positive_int(runs, "runs")
+    cells = [{"dataset": d, "mechanism": m, "epsilon": e, "run": r}
+             for d in values for m in factories for e in eps_grid for r in range(runs)]
+    mse = run_grid(partial(_cell, data=values, factories=factories), cells, seed,
+                   n_jobs=n_jobs, progress=progress, description="mean estimation")
+    expected = {(d, m, e): float(np.mean(factories[m](e).variance(x))) / x.size
+                for d, x in values.items() for m in factories for e in eps_grid}
+    return pd.DataFrame([{**c, "n": values[c["dataset"]].size, "mse": v,
+                          "expected_mse": expected[c["dataset"], c["mechanism"], c["epsilon"]]}
+                         for c, v in zip(cells, mse)])
