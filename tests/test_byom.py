@@ -139,3 +139,44 @@ def test_registration_refuses_what_it_cannot_use(registered):
         unregister_mechanism("duchi")
     with pytest.raises(ValueError, match="is not registered"):
         unregister_mechanism("test_never")
+
+
+def test_scalar_mean_grid_is_the_same_with_one_or_two_workers_and_a_class_as_factory():
+    from ldp_companion.byom.experiments import scalar_mean_grid
+
+    data = {"u": np.linspace(-1, 1, 500)}
+    mechs = {"pm": "pm", "coin": Coin}  # a class defined here: the workers get it pickled
+    one = scalar_mean_grid(data, mechs, [0.5, 2.0], 3, seed=4, n_jobs=1)
+    two = scalar_mean_grid(data, mechs, [0.5, 2.0], 3, seed=4, n_jobs=2)
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    assert len(one) == 12 and set(one["mechanism"]) == {"pm", "coin"}
+    duchi_var = get_mechanism("duchi", 0.5).variance(data["u"]).mean() / 500
+    assert one.query("mechanism == 'coin' and epsilon == 0.5")["expected_mse"].iloc[0] == \
+        pytest.approx(duchi_var, rel=1e-12)
+
+
+def test_scalar_mean_grid_refuses_bad_input():
+    from ldp_companion.byom.experiments import scalar_mean_grid
+
+    with pytest.raises(ValueError, match="unknown mechanism 'nope'"):
+        scalar_mean_grid({"u": [0.0]}, {"x": "nope"}, [1.0], 1, 0)
+    with pytest.raises(TypeError, match="a name or a factory"):
+        scalar_mean_grid({"u": [0.0]}, {"x": 3}, [1.0], 1, 0)
+    with pytest.raises(ValueError, match="1-d"):
+        scalar_mean_grid({"u": [[0.0]]}, {"x": "pm"}, [1.0], 1, 0)
+    with pytest.raises(ValueError):
+        scalar_mean_grid({"u": [2.0]}, {"x": "pm"}, [1.0], 1, 0)
+
+
+def test_mse_matches_accepts_right_expectations_and_catches_a_wrong_one():
+    from ldp_companion.byom.experiments import mse_matches, scalar_mean_grid
+
+    data = {"u": np.linspace(-1, 1, 2_000)}
+    table = scalar_mean_grid(data, {"pm": "pm", "duchi": "duchi"}, [0.5, 2.0], 200, seed=1,
+                             n_jobs=1)
+    ok, summary = mse_matches(table)
+    assert ok.all() and summary["cells"] == 4
+    wrong = table.assign(expected_mse=table["expected_mse"] * 2)  # a factor 2 (sensitivity 2)
+    assert not mse_matches(wrong)[0].any()

@@ -17,7 +17,7 @@ from ldp_companion.grid import run_grid
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.validation import check_epsilons, check_positive_int, check_unit_interval
 
-__all__ = ["scalar_mean_grid"]
+__all__ = ["scalar_mean_grid", "mse_matches"]
 
 
 def _factory(spec):
@@ -70,3 +70,37 @@ def scalar_mean_grid(data: dict, mechanisms: dict, eps_grid, runs: int, seed: in
     return pd.DataFrame([{**c, "n": values[c["dataset"]].size, "mse": v,
                           "expected_mse": expected[c["dataset"], c["mechanism"], c["epsilon"]]}
                          for c, v in zip(cells, mse)])
+
+
+def mse_matches(table: pd.DataFrame, family_error: float = 1e-3):
+    """Does each cell's MSE over its runs match its expected MSE? An exact χ² test per cell.
+
+    With many users the estimate's error is Gaussian (central limit theorem), so each run's
+    ``mse / expected_mse`` is χ² with 1 degree of freedom and the sum over ``R`` runs is χ² with
+    ``R``. A two-sided test per (data set, mechanism, ε) cell at ``family_error / cells``
+    (Bonferroni) rejects a correct cell anywhere with probability at most ``family_error``;
+    unlike a t-test on the mean, it is not fooled by the skew of squared errors.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`scalar_mean_grid`'s output.
+
+    Returns
+    -------
+    ok : ndarray of bool
+        One entry per cell.
+    summary : dict
+        ``smallest p`` (two-sided), ``level`` (the per-cell level) and ``cells``.
+    """
+    from scipy import stats
+
+    if not 0.0 < family_error < 1.0:
+        raise ValueError(f"family_error must be in (0, 1), got {family_error!r}")
+    cells = table.groupby(["dataset", "mechanism", "epsilon"])
+    statistic = cells.apply(lambda g: float((g["mse"] / g["expected_mse"]).sum()))
+    runs = cells.size()
+    p = 2 * np.minimum(stats.chi2.cdf(statistic, runs), stats.chi2.sf(statistic, runs))
+    level = family_error / len(p)
+    return np.asarray(p > level), {"smallest p": float(np.min(p)), "level": level,
+                                   "cells": int(len(p))}

@@ -15,7 +15,7 @@ PARAMS = ChapterParams("B-mechanism", {
     "n_mean": ("users of the mean-estimation grid",
                {"smoke": 5_000, "default": 100_000, "paper": 100_000}),
     "runs_mean": ("repetitions of each mean-estimation cell",
-                  {"smoke": 3, "default": 20, "paper": 20}),
+                  {"smoke": 3, "default": 200, "paper": 200}),
     "n_jobs": ("worker processes of the mean-estimation grid (None: every core)",
                every_profile(None)),
 })
