@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import pandas as pd
 
 from ldp_companion.coverage import normalise_ref
 
-__all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "VERDICT_COLORS", "load_ledgers",
+__all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "section_problems", "VERDICT_COLORS", "load_ledgers",
            "verdict_counts", "verdict_table_html", "LEDGER_DIR_ENV"]
 
 VERDICTS = ("holds", "partly", "fails", "inconclusive", "not checked offline")
@@ -136,6 +137,16 @@ class Ledger:
         self._kinds = dict(kinds or {})
         self._reconstructed = dict(reconstructed or {})
         self._claims: dict[str, Claim] = {}
+        self._section = ""
+
+    def section(self, label: str) -> None:
+        """Make ``label`` (a MyST label of the chapter page, ``(label)=``) the section of the
+        claims recorded from now on that pass no ``section`` of their own: the Verdicts page
+        links each claim to the place that decided it."""
+        if not isinstance(label, str) or not re.fullmatch(r"[A-Za-z0-9][\w.-]*", label):
+            raise ValueError(f"section label must be a MyST label such as 'tldp-check-p', "
+                             f"got {label!r}")
+        self._section = label
 
     def __len__(self) -> int:
         return len(self._claims)
@@ -163,7 +174,7 @@ class Ledger:
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
         claim = Claim(self.chapter, claim_id, statement, _fmt(paper), _fmt(ours), verdict,
-                      note, section, self._ref(claim_id, ref), self._kind(claim_id, kind),
+                      note, section or self._section, self._ref(claim_id, ref), self._kind(claim_id, kind),
                       {k: _fmt(v) for k, v in (evidence or {}).items()},
                       self._reconstructed.get(claim_id, ""))
         self._claims[claim_id] = claim
@@ -398,6 +409,27 @@ def load_ledgers(directory: str | os.PathLike) -> pd.DataFrame:
 
 VERDICT_COLORS = {"holds": "#d4edda", "partly": "#fff3cd", "fails": "#f8d7da",
                   "inconclusive": "#d6eaf8", "not checked offline": "#e2e3e5"}
+
+
+def section_problems(claims: pd.DataFrame, page_source: str) -> list[str]:
+    """Claims whose ``section`` is empty or names no label ``(label)=`` of the chapter page
+    ``page_source`` (its MyST text): such a claim's link on the Verdicts page would land on the
+    page's top, or nowhere.
+
+    Returns
+    -------
+    list of str
+        One line per faulty claim; empty when every claim links to a section of its page.
+    """
+    labels = set(re.findall(r"^\(([^)\s]+)\)=\s*$", page_source, flags=re.M))
+    out = []
+    for c in claims.itertuples():
+        if not c.section:
+            out.append(f"{c.chapter}/{c.claim_id}: no section (call ledger.section(label))")
+        elif c.section not in labels:
+            out.append(f"{c.chapter}/{c.claim_id}: section {c.section!r} is not a label of "
+                       f"the page")
+    return out
 
 
 def findings(claims: pd.DataFrame) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pytest
 
 from ldp_companion import book, runner
 from ldp_companion.__main__ import main
-from ldp_companion.ledger import VERDICTS, load_ledgers
+from ldp_companion.ledger import VERDICTS, load_ledgers, section_problems
 from ldp_companion.profiles import ChapterParams
 
 SMOKE_BUDGET_S = 90  # the contract says < 60 s on 2 cores; slack for two test workers at once
@@ -28,6 +28,7 @@ def test_chapter_runs_at_smoke(source, tmp_path):
     claims = load_ledgers(tmp_path)
     assert set(claims["verdict"]) <= set(VERDICTS)
     problems = book.ITEMS[source.stem].problems(claims, source.read_text())
+    problems += section_problems(claims, source.read_text())
     assert not problems, "\n".join(problems)
     _exercises_check_out(source.stem, nb)
     rec = book.RECONSTRUCTIONS.get(source.stem)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ldp_companion.coverage import normalise_ref
 from ldp_companion.ledger import (LEDGER_DIR_ENV, Ledger, findings, load_ledgers,
-                                  verdict_counts, verdict_table_html)
+                                  section_problems, verdict_counts, verdict_table_html)
 
 REFS = {k: "Lemma 1" for k in "abcde"}
 
@@ -251,3 +251,22 @@ def test_a_recorded_claim_does_not_print_in_a_notebook():
     assert DisplayFormatter().format(claim) == ({}, {})
     # the mutant: the same fields in a plain object would print as the cell's output
     assert "text/plain" in DisplayFormatter().format(vars(claim))[0]
+
+
+def test_section_default_links_claims_and_the_check_catches_a_bad_one():
+    led = Ledger("ch", refs=REFS)
+    led.compare("a", "s", 1.0, "<", 2.0)            # before any section: none
+    led.section("sec-one")
+    led.compare("b", "s", 1.0, "<", 2.0)
+    led.compare("c", "s", 1.0, "<", 2.0, section="sec-two")   # its own wins
+    led.section("sec-gone")
+    led.compare("d", "s", 1.0, "<", 2.0)
+    frame = led.table()
+    assert list(frame["section"]) == ["", "sec-one", "sec-two", "sec-gone"]
+    page = "(sec-one)=\n## One\n\n(sec-two)=\n## Two\n"
+    problems = section_problems(frame, page)
+    assert len(problems) == 2
+    assert "ch/a: no section" in problems[0] and "'sec-gone'" in problems[1]
+    assert section_problems(frame.iloc[1:3], page) == []
+    with pytest.raises(ValueError, match="MyST label"):
+        led.section("two words")
