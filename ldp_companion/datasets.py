@@ -48,7 +48,7 @@ __all__ = [
     "DataError", "REGISTRY", "CTG_FEATURES", "FITBIT_COLUMNS", "FITBIT_ACTIVITY_COLUMNS",
     "cache_dir", "fetch", "describe", "available",
     "load_mnist_test", "load_mnist_train_labels", "load_fitbit_daily", "load_ctg",
-    "load_digits", "load_breast_cancer", "load_diabetes", "load_wooldridge",
+    "load_digits", "load_breast_cancer", "load_diabetes", "load_wooldridge", "parse_idx",
     "scale_to_unit_interval",
 ]
 
@@ -373,7 +373,7 @@ def _check_bool(value, name: str) -> bool:
     return bool(value)
 
 
-def _parse_idx(data: bytes, ndim: int) -> np.ndarray:
+def parse_idx(data: bytes, ndim: int) -> np.ndarray:
     """uint8 array from IDX bytes (magic 0x0000080N, then N big-endian uint32 sizes)."""
     if data[:3] != b"\x00\x00\x08" or data[3] != ndim:
         raise DataError(f"not an IDX uint8 file with {ndim} dimensions")
@@ -399,8 +399,8 @@ def load_mnist_test(normalize: bool = True, *, base_url: str | None = None):
         int64 digits in 0..9.
     """
     normalize = _check_bool(normalize, "normalize")
-    images = _parse_idx(_read("mnist_test_images", base_url), 3)
-    labels = _parse_idx(_read("mnist_test_labels", base_url), 1).astype(np.int64)
+    images = parse_idx(_read("mnist_test_images", base_url), 3)
+    labels = parse_idx(_read("mnist_test_labels", base_url), 1).astype(np.int64)
     return (images / 255.0 if normalize else images), labels
 
 
@@ -412,7 +412,7 @@ def load_mnist_train_labels(*, base_url: str | None = None) -> np.ndarray:
     labels : ndarray, shape (60000,)
         int64 digits in 0..9.
     """
-    return _parse_idx(_read("mnist_train_labels", base_url), 1).astype(np.int64)
+    return parse_idx(_read("mnist_train_labels", base_url), 1).astype(np.int64)
 
 
 _FITBIT_EXPORTS = {"first": ("fitbit_daily_first",), "second": ("fitbit_daily_second",),

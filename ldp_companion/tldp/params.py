@@ -46,4 +46,16 @@ PARAMS = ChapterParams("01-tldp", {
     "runs": ("seeds per (mechanism, ε) in Figs. 1–3 (none stated in the paper)",
              {"smoke": 2, "default": 5, "paper": 10}),
     "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None)),
+    "paper_types": ("experiment types run with the paper's own networks and data (Sec. V-A1)",
+                    {"smoke": [], "default": [], "paper": ["I", "II", "III"]}),
+    "paper_tasks": ('their data sets ("mnist", "cifar10", "svhn"; Type III also "imdb", '
+                    '"darknet")', every_profile(["mnist", "cifar10", "svhn", "imdb",
+                                                 "darknet"])),
+    "paper_eps_12": ("nominal ε of the paper networks' Types I–II", every_profile(_EPS_12)),
+    "paper_eps_3": ("nominal ε of the paper networks' Type III", every_profile(_EPS_3)),
+    "paper_epochs": ("their epochs (Type III: rounds); None: the paper's 10 / 50 / 25",
+                     every_profile(None)),
+    "paper_runs": ("seeds per cell of the paper networks' runs", every_profile(3)),
+    "paper_n_max": ("training examples per data set in those runs (None: all)",
+                    every_profile(None)),
 })
