@@ -202,3 +202,26 @@ def test_chapter_runs_the_paper_networks_where_their_files_are(tmp_path, monkeyp
         assert "Type I" in claims.loc[claim, "note"] or "Type II" in claims.loc[claim, "note"]
     assert claims.loc["fig3-other-data", "verdict"] == "not checked offline"
     assert "imdb (4)" in claims.loc["fig3-other-data", "note"]
+
+
+def test_tvg_grids_draw_from_all_mnist_images_when_they_are_there(empty_root):
+    from ldp_companion.tvg import experiments as tvg
+
+    with pytest.raises(DataError, match="train-images-idx3"):
+        tvg.type3_grid(["none"], [1e5], 1, 0, n_train=40, n_test=20, mnist="all")
+    with pytest.raises(ValueError, match="mnist must be one of"):
+        tvg.type3_grid(["none"], [1e5], 1, 0, mnist="train")
+    with pytest.raises(ValueError, match="10000 MNIST images"):
+        tvg.type2_grid(["none"], [1e5], 1, 0, n_public=8000, n_private=4000)   # test split
+    write_mnist(empty_root, np.random.default_rng(0))
+    tvg._mnist.cache_clear()
+    try:
+        images, labels = tvg._mnist("all")
+        assert images.shape == (N_TRAIN + N_TEST, 28, 28) and len(labels) == N_TRAIN + N_TEST
+        assert 0.0 <= images.min() and images.max() <= 1.0
+        frame = tvg.type3_grid(["none", "idn"], [1e5], 1, 0, n_train=40, n_test=20, epochs=1,
+                               mnist="all", n_jobs=1)
+        assert frame["accuracy"].between(0, 1).all() and len(frame) == 2
+    finally:
+        tvg._mnist.cache_clear()
+        tvg._type3_model.cache_clear()

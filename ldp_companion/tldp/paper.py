@@ -43,7 +43,8 @@ from ldp_companion.tldp.experiments import (BATCH_SIZE, MECHANISMS, _aggregate, 
 from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
-__all__ = ["TASKS", "TASK_LABELS", "TYPES", "PAPER_EPOCHS", "assets_needed", "mobilenet", "BiLSTM", "fcn",
+__all__ = ["TASKS", "TASK_LABELS", "TYPES", "PAPER_EPOCHS", "REPORTED", "assets_needed",
+           "mobilenet", "BiLSTM", "fcn", "reported_levels",
            "paper_data", "type1_cell", "type2_cell", "type3_cell", "paper_grid"]
 
 #: The experiment types and the data sets each runs on (Sec. V-B).

@@ -52,6 +52,7 @@ from torch import nn
 from torch.func import functional_call, grad, vmap
 from torch.nn import functional as F
 
+from ldp_companion import paper_assets
 from ldp_companion.datasets import load_breast_cancer, load_mnist_test
 from ldp_companion.device import one_thread, seed_torch, torch_device
 from ldp_companion.grid import run_grid
@@ -61,7 +62,8 @@ from ldp_companion.tvg.privacy import gaussian_noise_multiplier, tvg_step_epsilo
 from ldp_companion.tvg.release import directional_release, iid_release
 from ldp_companion.validation import check_epsilon, check_positive_int
 
-__all__ = ["DELTA", "FEATURE_SHAPE", "BATCH", "N_MNIST", "TYPE1_MECHANISMS",
+__all__ = ["DELTA", "FEATURE_SHAPE", "BATCH", "N_MNIST", "MNIST_SOURCES", "PAPER_MNIST_SIZES",
+           "TYPE1_MECHANISMS",
            "TYPE2_MECHANISMS", "TYPE3_MECHANISMS", "lenet5", "lenet5_head", "clip_per_example",
            "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid", "type3_grid"]
 
@@ -73,6 +75,13 @@ FEATURE_SHAPE = (16, 5, 5)
 BATCH = 256
 #: Images in the MNIST test split, all the MNIST images available offline.
 N_MNIST = 10_000
+#: MNIST images the grids draw from: the test split (offline) or all 70,000 (the training
+#: images come from :mod:`ldp_companion.paper_assets`).
+MNIST_SOURCES = {"test": N_MNIST, "all": 70_000}
+#: Part sizes with all 70,000 images: Type III trains on 60,000 and releases 10,000 (the
+#: paper's split); Type II's public and private parts share the 60,000.
+PAPER_MNIST_SIZES = {"n_train_3": 60_000, "n_test_3": 10_000, "n_public_2": 30_000,
+                     "n_private_2": 30_000, "n_test_2": 10_000}
 
 TYPE1_MECHANISMS = ("none", "optimized", "idn", "udn", "mvg")
 TYPE2_MECHANISMS = ("none", "gauss_paper", "gauss_l2", "gauss_analytic", "idn", "udn", "mvg")
@@ -152,14 +161,21 @@ def _features(extractor: nn.Module, images: np.ndarray, device: torch.device) ->
 
 # --------------------------------------------------------------------------- MNIST models
 
-@functools.lru_cache(maxsize=1)
-def _mnist() -> tuple[np.ndarray, np.ndarray]:
-    return load_mnist_test()
+@functools.lru_cache(maxsize=2)
+def _mnist(source: str = "test") -> tuple[np.ndarray, np.ndarray]:
+    """MNIST images on [0, 1], shape (n, 28, 28), and labels: the test split, or all 70,000
+    (training images first)."""
+    if source == "test":
+        return load_mnist_test()
+    d = paper_assets.load_images("mnist")
+    images = np.concatenate([d.x_train, d.x_test])[:, 0].astype(np.float64)
+    return (images + 1.0) / 2.0, np.concatenate([d.y_train, d.y_test])
 
 
-def _mnist_split(data_seed: int, *sizes: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _mnist_split(data_seed: int, *sizes: int, source: str = "test"
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Consecutive parts of ``sizes`` images of a fixed permutation (from ``data_seed``)."""
-    images, labels = _mnist()
+    images, labels = _mnist(source)
     perm = np.random.default_rng(np.random.SeedSequence(data_seed, spawn_key=(_PERM_SALT,))
                                  ).permutation(len(labels))
     ends = np.cumsum((0,) + sizes)
@@ -177,11 +193,12 @@ def _trained_lenet(data_seed: int, images: np.ndarray, labels: np.ndarray, epoch
 
 
 @functools.lru_cache(maxsize=4)
-def _type3_model(data_seed: int, n_train: int, n_test: int, epochs: int, device: str | None):
+def _type3_model(data_seed: int, n_train: int, n_test: int, epochs: int, device: str | None,
+                 source: str = "test"):
     """Train LeNet-5 on the first ``n_train`` images (once per process); return the model,
     the next ``n_test`` images' features and labels, W (fc1 weight) and the clean accuracy."""
     dev = torch_device(device)
-    (x_tr, y_tr), (x_te, y_te) = _mnist_split(data_seed, n_train, n_test)
+    (x_tr, y_tr), (x_te, y_te) = _mnist_split(data_seed, n_train, n_test, source=source)
     model = _trained_lenet(data_seed, x_tr, y_tr, epochs, dev)
     clean = _accuracy(model, as_tensor(x_te[:, None], dev), y_te)
     w = model[1][1].weight.detach().double().cpu().numpy()
@@ -191,12 +208,12 @@ def _type3_model(data_seed: int, n_train: int, n_test: int, epochs: int, device:
 
 @functools.lru_cache(maxsize=4)
 def _type2_features(data_seed: int, n_public: int, n_private: int, n_test: int, epochs: int,
-                    device: str | None):
+                    device: str | None, source: str = "test"):
     """Train LeNet-5 on the public split (once per process); return the private and test
     features and labels and the public model's clean test accuracy."""
     dev = torch_device(device)
     (x_pub, y_pub), (x_pr, y_pr), (x_te, y_te) = _mnist_split(data_seed, n_public, n_private,
-                                                              n_test)
+                                                              n_test, source=source)
     model = _trained_lenet(data_seed, x_pub, y_pub, epochs, dev)
     acc = _accuracy(model, as_tensor(x_te[:, None], dev), y_te)
     return _features(model[0], x_pr, dev), y_pr, _features(model[0], x_te, dev), y_te, acc
@@ -218,7 +235,7 @@ def _release_type3(mechanism: str, x: np.ndarray, w: np.ndarray, epsilon: float,
 
 def type3_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
                data_seed: int, n_train: int, n_test: int, epochs: int,
-               device: str | None) -> dict:
+               device: str | None, mnist: str = "test") -> dict:
     """One Type III cell (Sec. VIII-D, Fig. 5): noisy test features through a trained head.
 
     The test features are released in consecutive batches of up to :data:`BATCH` records,
@@ -229,7 +246,7 @@ def type3_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
     t0 = time.perf_counter()
     with one_thread():
         model, feats, labels, w, clean = _type3_model(data_seed, n_train, n_test, epochs,
-                                                      device)
+                                                      device, mnist)
         flat = feats.reshape(len(feats), -1)
         noisy = np.empty_like(flat)
         for part in _batches(len(flat)):
@@ -243,7 +260,8 @@ def type3_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
 
 def type2_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
                data_seed: int, n_public: int, n_private: int, n_test: int,
-               extractor_epochs: int, head_epochs: int, device: str | None) -> dict:
+               extractor_epochs: int, head_epochs: int, device: str | None,
+               mnist: str = "test") -> dict:
     """One Type II cell (Sec. VIII-C, Fig. 4): a head trained on noisy private features.
 
     Each batch of up to :data:`BATCH` private feature tensors (shape (b, 16, 5, 5), Table III)
@@ -256,7 +274,7 @@ def type2_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
     t0 = time.perf_counter()
     with one_thread():
         f_priv, y_priv, f_test, y_test, ext_acc = _type2_features(
-            data_seed, n_public, n_private, n_test, extractor_epochs, device)
+            data_seed, n_public, n_private, n_test, extractor_epochs, device, mnist)
         dev = torch_device(device)
         gen = seed_torch(rng)
         noisy = np.empty_like(f_priv)
@@ -405,12 +423,19 @@ def _check_grid(mechanisms, known, eps_grid, runs, seed) -> tuple:
     return mechanisms, eps_grid, runs, int(seed)
 
 
-def _check_mnist_sizes(**sizes: int) -> None:
+def _check_mnist_sizes(source: str, **sizes: int) -> str:
+    """Check the part sizes against the images of ``source`` (and that its files are there:
+    a :class:`~ldp_companion.datasets.DataError` names those missing); return ``source``."""
+    if source not in MNIST_SOURCES:
+        raise ValueError(f"mnist must be one of {list(MNIST_SOURCES)}, got {source!r}")
     for name, value in sizes.items():
         check_positive_int(value, name)
-    if sum(sizes.values()) > N_MNIST:
+    if sum(sizes.values()) > MNIST_SOURCES[source]:
         raise ValueError(f"{' + '.join(sizes)} = {sum(sizes.values())} exceeds the "
-                         f"{N_MNIST} MNIST test images")
+                         f"{MNIST_SOURCES[source]} MNIST images of mnist={source!r}")
+    if source == "all":
+        paper_assets.require("mnist")
+    return source
 
 
 def _check_positive_real(value, name: str) -> float:
@@ -430,8 +455,9 @@ def _run(fn, mechanisms, eps_grid, runs, seed, n_jobs, progress, description,
 
 
 def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 8000,
-               n_test: int = 2000, epochs: int = 3, device: str | None = None,
-               n_jobs: int | None = None, progress: bool | None = None) -> pd.DataFrame:
+               n_test: int = 2000, epochs: int = 3, mnist: str = "test",
+               device: str | None = None, n_jobs: int | None = None,
+               progress: bool | None = None) -> pd.DataFrame:
     """Type III grid (Sec. VIII-D, Fig. 5): private test data through a trained LeNet-5.
 
     A tanh LeNet-5 (:func:`lenet5`) is trained once per process on the first ``n_train``
@@ -454,7 +480,12 @@ def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 800
     seed : int
         Seed of the data split, of the model's training and of every cell's generator.
     n_train, n_test : int
-        Training and private test images (``n_train + n_test <= 10000``).
+        Training and private test images (``n_train + n_test <= 10000``, or 70,000 with
+        ``mnist="all"``).
+    mnist : {"test", "all"}
+        The images drawn from: the MNIST test split, or all 70,000 (the training images are
+        a :mod:`~ldp_companion.paper_assets` file; :data:`PAPER_MNIST_SIZES` gives the
+        paper's split).
     epochs : int
         Training epochs of the LeNet-5.
     device : str, optional
@@ -473,10 +504,10 @@ def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 800
     """
     mechanisms, eps_grid, runs, seed = _check_grid(mechanisms, TYPE3_MECHANISMS, eps_grid,
                                                    runs, seed)
-    _check_mnist_sizes(n_train=n_train, n_test=n_test)
+    mnist = _check_mnist_sizes(mnist, n_train=n_train, n_test=n_test)
     fn = functools.partial(type3_cell, data_seed=seed, n_train=int(n_train),
                            n_test=int(n_test), epochs=check_positive_int(epochs, "epochs"),
-                           device=device)
+                           device=device, mnist=mnist)
     torch_device(device)
     return _run(fn, mechanisms, eps_grid, runs, seed, n_jobs, progress, "TVG Type III",
                 "mnist")
@@ -484,8 +515,8 @@ def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 800
 
 def type2_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_public: int = 4000,
                n_private: int = 4000, n_test: int = 2000, extractor_epochs: int = 3,
-               head_epochs: int = 5, device: str | None = None, n_jobs: int | None = None,
-               progress: bool | None = None) -> pd.DataFrame:
+               head_epochs: int = 5, mnist: str = "test", device: str | None = None,
+               n_jobs: int | None = None, progress: bool | None = None) -> pd.DataFrame:
     """Type II grid (Sec. VIII-C, Fig. 4, Table III): a head trained on private features.
 
     A tanh LeNet-5 is trained once per process on the public split (the first ``n_public``
@@ -500,10 +531,10 @@ def type2_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_public: int = 40
     ----------
     mechanisms : list of str
         Among :data:`TYPE2_MECHANISMS`; ``"none"`` runs once per run with ε = inf.
-    eps_grid, runs, seed, device, n_jobs, progress
+    eps_grid, runs, seed, mnist, device, n_jobs, progress
         As in :func:`type3_grid`.
     n_public, n_private, n_test : int
-        Sizes of the three parts (sum ``<= 10000``).
+        Sizes of the three parts (sum ``<= 10000``, or 70,000 with ``mnist="all"``).
     extractor_epochs, head_epochs : int
         Training epochs of the public LeNet-5 and of each cell's head.
 
@@ -514,12 +545,12 @@ def type2_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_public: int = 40
     """
     mechanisms, eps_grid, runs, seed = _check_grid(mechanisms, TYPE2_MECHANISMS, eps_grid,
                                                    runs, seed)
-    _check_mnist_sizes(n_public=n_public, n_private=n_private, n_test=n_test)
+    mnist = _check_mnist_sizes(mnist, n_public=n_public, n_private=n_private, n_test=n_test)
     fn = functools.partial(
         type2_cell, data_seed=seed, n_public=int(n_public), n_private=int(n_private),
         n_test=int(n_test), extractor_epochs=check_positive_int(extractor_epochs,
                                                                  "extractor_epochs"),
-        head_epochs=check_positive_int(head_epochs, "head_epochs"), device=device)
+        head_epochs=check_positive_int(head_epochs, "head_epochs"), device=device, mnist=mnist)
     torch_device(device)
     return _run(fn, mechanisms, eps_grid, runs, seed, n_jobs, progress, "TVG Type II",
                 "mnist")

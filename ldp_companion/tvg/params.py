@@ -31,7 +31,7 @@ PARAMS = ChapterParams("02-tvg", {
               {"smoke": [2.0, 32.0], "default": _EPS_1, "paper": _EPS_1}),
     "runs": ("seeds per (mechanism, ε) in Figs. 3–5 (the paper does not say)",
              {"smoke": 2, "default": 5, "paper": 10}),
-    "n_train_3": ("MNIST test-split images that train Type III's LeNet-5 (the rest: test)",
+    "n_train_3": ("MNIST test-split images that train Type III's LeNet-5",
                   {"smoke": 1_500, "default": 8_000, "paper": 8_000}),
     "n_test_3": ("private test images released in Type III",
                  {"smoke": 512, "default": 2_000, "paper": 2_000}),
@@ -49,4 +49,8 @@ PARAMS = ChapterParams("02-tvg", {
     "epochs_1": ("epochs of Type I's private SGD (the paper does not say)",
                  {"smoke": 5, "default": 30, "paper": 30}),
     "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None)),
+    "mnist_images": ('MNIST images of Types II–III: "test" (the test split, offline; sizes '
+                     'above) or "all" (70,000, the paper\'s 60,000 / 10,000 split; needs '
+                     'the training images)', {"smoke": "test", "default": "test",
+                                               "paper": "all"}),
 })
