@@ -20,12 +20,17 @@ def _clear_caches():
         f.cache_clear()
 
 
+def _use_root(root, monkeypatch):
+    """Point the data folder at ``root`` with the per-process caches cleared (and after)."""
+    monkeypatch.setenv("LDP_COMPANION_DATA", str(root))
+    _clear_caches()
+    yield root
+    _clear_caches()
+
+
 @pytest.fixture
 def empty_root(tmp_path, monkeypatch):
-    monkeypatch.setenv("LDP_COMPANION_DATA", str(tmp_path))
-    _clear_caches()
-    yield tmp_path
-    _clear_caches()
+    yield from _use_root(tmp_path, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +42,7 @@ def full_root(tmp_path_factory):
 
 @pytest.fixture
 def assets(full_root, monkeypatch):
-    monkeypatch.setenv("LDP_COMPANION_DATA", str(full_root))
-    _clear_caches()
-    yield full_root
-    _clear_caches()
+    yield from _use_root(full_root, monkeypatch)
 
 
 def test_every_missing_file_is_named_with_its_source(empty_root):
@@ -161,6 +163,7 @@ def test_reported_levels_take_tldps_best_mean_below_the_bound():
             [("tldp_g", 0.3, 0.80), ("tldp_g", 3.0, 0.99), ("tldp_l", 0.3, 0.86),
              ("laplace", 0.3, 0.97)] for r, f in enumerate((f0 - 0.01, f0 + 0.01))]
     frame = pd.DataFrame(rows, columns=["type", "task", "mechanism", "epsilon", "run", "f1"])
+    assert paper.claim_assets("fig1-other-data") == ["cifar10", "mobilenet_v2", "svhn"]
     levels = paper.reported_levels(frame, "fig1-other-data")
     assert list(levels.index) == ["Type I, SVHN"]              # no CIFAR-10 cells: no row
     assert levels.loc["Type I, SVHN", "ours"] == pytest.approx(0.86)   # not 0.99 (ε ≥ 1)

@@ -48,7 +48,7 @@ from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASK_NAMES", "MECHANISMS", "NOISE_AT", "cached_task", "client_partition",
-           "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid",
+           "f1_of_logits", "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid",
            "type3_grid"]
 
 TASK_NAMES = tuple(TASKS)
@@ -122,14 +122,19 @@ def _mlp(sizes: tuple[int, ...], activation: str, device: torch.device,
     return model
 
 
+def f1_of_logits(logits: torch.Tensor, y: np.ndarray) -> float:
+    """Weighted F1 (Eq. 16) of the predictions ``logits.argmax(1)`` against ``y``; a row with
+    a non-finite output counts as a wrong prediction."""
+    pred = logits.argmax(dim=1).cpu().numpy()
+    pred[~torch.isfinite(logits).all(dim=1).cpu().numpy()] = -1
+    return float(f1_score(y, pred, average="weighted", labels=np.unique(y), zero_division=0))
+
+
 @torch.no_grad()
 def _weighted_f1(model: nn.Module, x: torch.Tensor, y: np.ndarray) -> float:
     """Weighted F1 (Eq. 16) of ``model`` on ``x``; NaN outputs count as wrong predictions."""
     model.eval()
-    logits = model(x)
-    pred = logits.argmax(dim=1).cpu().numpy()
-    pred[~torch.isfinite(logits).all(dim=1).cpu().numpy()] = -1
-    return float(f1_score(y, pred, average="weighted", labels=np.unique(y), zero_division=0))
+    return f1_of_logits(model(x), y)
 
 
 def _labels(y: np.ndarray, device: torch.device) -> torch.Tensor:

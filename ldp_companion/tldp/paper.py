@@ -31,7 +31,6 @@ import time
 import numpy as np
 import pandas as pd
 import torch
-from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
 from torch import nn
 
@@ -39,12 +38,13 @@ from ldp_companion import paper_assets
 from ldp_companion.device import one_thread, seed_torch, torch_device
 from ldp_companion.grid import run_grid
 from ldp_companion.tldp.experiments import (BATCH_SIZE, MECHANISMS, _aggregate, _check_names,
-                                            _check_per_task, _perturb, client_partition)
+                                            _check_per_task, _perturb, _set_params,
+                                            client_partition, f1_of_logits)
 from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "TYPES", "PAPER_EPOCHS", "REPORTED", "assets_needed",
-           "mobilenet", "BiLSTM", "fcn", "reported_levels",
+           "mobilenet", "BiLSTM", "fcn", "claim_assets", "reported_levels",
            "paper_data", "type1_cell", "type2_cell", "type3_cell", "paper_grid"]
 
 #: The experiment types and the data sets each runs on (Sec. V-B).
@@ -194,16 +194,10 @@ def _images_for_model(x: np.ndarray, device) -> torch.Tensor:
 
 @torch.no_grad()
 def _f1(model: nn.Module, x: torch.Tensor, y: np.ndarray) -> float:
-    """Weighted F1 (Eq. 16) on ``x``, predicted in batches; NaN outputs count as wrong."""
+    """Weighted F1 (Eq. 16) on ``x``, the outputs computed in batches."""
     model.eval()
-    preds = []
-    for start in range(0, len(x), _EVAL_BATCH):
-        logits = model(x[start:start + _EVAL_BATCH])
-        pred = logits.argmax(dim=1)
-        pred[~torch.isfinite(logits).all(dim=1)] = -1
-        preds.append(pred.cpu().numpy())
-    return float(f1_score(y, np.concatenate(preds), average="weighted", labels=np.unique(y),
-                          zero_division=0))
+    return f1_of_logits(torch.cat([model(x[s:s + _EVAL_BATCH])
+                                   for s in range(0, len(x), _EVAL_BATCH)]), y)
 
 
 # --------------------------------------------------------------------------- cells
@@ -303,9 +297,8 @@ def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int,
 
 
 def _load(model: nn.Module, params: list, buffers: list) -> None:
+    _set_params(model, params)
     with torch.no_grad():
-        for p, v in zip(model.parameters(), params):
-            p.copy_(v)
         for b, v in zip(model.buffers(), buffers):
             b.copy_(v)
 
@@ -402,6 +395,12 @@ REPORTED = {
     "fig3-other-data": {("III", "imdb"): (math.inf, 0.80)},
 }
 _TLDP = ("tldp_l", "tldp_g")
+
+
+def claim_assets(claim: str) -> list[str]:
+    """The assets the panels of ``claim`` (:data:`REPORTED`) need."""
+    return list(dict.fromkeys(a for kind, task in REPORTED[claim]
+                              for a in assets_needed(kind, [task])))
 
 
 def reported_levels(frame: pd.DataFrame | None, claim: str) -> pd.DataFrame:
