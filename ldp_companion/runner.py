@@ -8,6 +8,7 @@ records the run (profile, seed, parameters, time, versions) as ``<name>.run.json
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import platform
@@ -23,7 +24,7 @@ from ldp_companion.ledger import LEDGER_DIR_ENV
 from ldp_companion.profiles import PROFILES
 
 __all__ = ["REPO", "chapters", "find_chapter", "execute", "execute_book", "build_site",
-           "versions", "GENERATED"]
+           "versions", "machine", "GENERATED"]
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = REPO / "book" / "generated"
@@ -58,6 +59,20 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+def machine() -> str:
+    """The processor, its cores and the GPUs torch sees (``"x86_64, 16 cores, NVIDIA H100 80GB
+    HBM3"``; no GPU part without one or without torch)."""
+    text = f"{platform.machine()}, {os.cpu_count()} cores"
+    if importlib.util.find_spec("torch") is None:
+        return text
+    import torch
+
+    if torch.cuda.is_available():
+        names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+        text += ", " + ", ".join(names)
+    return text
 
 
 # A kernel that dies while starting (two kernels started at once can draw the same free port,
@@ -123,7 +138,7 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
         return target
     record = {"name": source.stem, "parameters": parameters, "seconds": round(seconds, 2),
               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores", "versions": versions(),
+              "machine": machine(), "versions": versions(),
               "cache_key": cache_key, "from_cache": False}
     (out_dir / f"{source.stem}.run.json").write_text(json.dumps(record, indent=1))
     return target

@@ -110,3 +110,14 @@ def test_a_kernel_that_dies_at_start_is_started_again_but_a_failing_cell_is_not(
     with pytest.raises(RuntimeError, match="something else"):
         runner.execute(source, root / "out", {"profile": "smoke"}, record=False)
     assert len(calls) == 1
+
+
+def test_the_run_record_names_the_gpus_torch_sees(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert runner.machine().endswith(" cores")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i: f"GPU {i}")
+    assert runner.machine().endswith(" cores, GPU 0, GPU 1")

@@ -1,0 +1,98 @@
+"""Record where a chapter's run spent its time, from its executed notebook.
+
+papermill stores each cell's duration in the notebook it writes, and keeps writing it while the
+run goes on, so a run stopped by a time limit still says which cells finished and how long they
+took. This script turns one executed notebook (with its ``.run.json`` when the run finished,
+and the verdicts of its ``.ledger.json`` when there is one) into a JSON record under
+``benchmarks/results/``; the Reproducibility page shows every record there and compares its
+verdicts with the build's.
+
+Usage::
+
+    python -m ldp_companion run hiera -p profile paper -p cv_repeats 1 --out runs/
+    python benchmarks/paper_profile.py runs/05-hiera.ipynb --machine "2 cores" \\
+        --out benchmarks/results/05-hiera-paper-2cores.json
+
+For a run stopped by ``timeout S``, add ``--stopped-after S``: the cell that was running then
+gets the lower bound ``S`` minus the finished cells' time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+#: Cells shorter than this are summed into one "other cells" entry.
+SHORT_S = 2.0
+
+
+def _first_line(source) -> str:
+    text = source if isinstance(source, str) else "".join(source)
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith(":")]
+    return lines[0][:80] if lines else ""
+
+
+def record(notebook: Path, machine: str, stopped_after: float | None = None) -> dict:
+    """The timing record of one executed notebook (see the module's docstring)."""
+    nb = json.loads(Path(notebook).read_text())
+    run_file = Path(notebook).with_suffix(".run.json")
+    run = json.loads(run_file.read_text()) if run_file.exists() else None
+    if run is None and stopped_after is None:
+        raise SystemExit(f"{notebook}: no {run_file.name} beside it (the run did not finish); "
+                         "give --stopped-after with the time limit it was stopped at")
+    cells, short, finished = [], 0.0, 0.0
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    for index, cell in enumerate(code):
+        meta = cell["metadata"].get("papermill", {})
+        status, seconds = meta.get("status"), meta.get("duration") or 0.0
+        if status == "completed":
+            finished += seconds
+            if seconds < SHORT_S:
+                short += seconds
+                continue
+        elif status != "running":
+            continue
+        cells.append({"cell": index, "code": _first_line(cell["source"]), "status": status,
+                      "seconds": round(seconds, 1)})
+    for cell in cells:
+        if cell["status"] == "running":
+            cell["seconds"] = round(stopped_after - finished, 1)  # at least this long
+    cells.append({"cell": None, "code": "other cells", "status": "completed",
+                  "seconds": round(short, 1)})
+    return {
+        "chapter": Path(notebook).stem,
+        "parameters": nb["metadata"].get("papermill", {}).get("parameters", {}),
+        "machine": machine,
+        "complete": run is not None,
+        "seconds": run["seconds"] if run else stopped_after,
+        "finished": run["finished"] if run else None,
+        "versions": run["versions"] if run else None,
+        "cells": cells,
+        "verdicts": _verdicts(Path(notebook)),
+    }
+
+
+def _verdicts(notebook: Path) -> dict | None:
+    """Claim id -> verdict from the run's ledger beside the notebook (None if there is none)."""
+    ledger = notebook.with_suffix(".ledger.json")
+    if not ledger.exists():
+        return None
+    return {c["claim_id"]: c["verdict"] for c in json.loads(ledger.read_text())}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebook", type=Path)
+    parser.add_argument("--machine", required=True, help="e.g. '2 cores' or '16 cores, H100'")
+    parser.add_argument("--stopped-after", type=float, default=None,
+                        help="seconds after which a run that did not finish was stopped")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    rec = record(args.notebook, args.machine, args.stopped_after)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n")
+    print(json.dumps(rec["cells"], indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The benchmark scripts' own logic: the scaling sweep refuses tables that depend on the worker
+count, and the timing record reads papermill's cell durations, finished or stopped."""
+import importlib.util
+import json
+
+import pandas as pd
+import pytest
+
+from ldp_companion.runner import REPO
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _load(name, monkeypatch):
+    for var in THREAD_VARS:  # scaling.py sets them: restore them after the test
+        monkeypatch.delenv(var, raising=False)
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sweep_reports_speed_up_and_refuses_a_table_that_depends_on_the_workers(monkeypatch):
+    scaling = _load("scaling", monkeypatch)
+    same = lambda k: pd.DataFrame({"x": [1.0, 2.0]})
+    table = scaling.sweep(same, [1, 2])
+    assert list(table["workers"]) == [1, 2] and table["speed-up"].iloc[0] == 1.0
+    assert table["efficiency"].iloc[1] == pytest.approx(table["speed-up"].iloc[1] / 2)
+    mutant = lambda k: pd.DataFrame({"x": [1.0, 2.0 + (k > 1) * 1e-12]})
+    with pytest.raises(AssertionError, match="n_jobs=2 gave a different table"):
+        scaling.sweep(mutant, [1, 2])
+
+
+def test_every_grid_slice_builds_and_runs_at_a_tiny_size(monkeypatch):
+    scaling = _load("scaling", monkeypatch)
+    run = scaling.GRIDS["hiera-sgd"](1, 0.01)
+    table = run(1)
+    assert set(table["method"]) == set(scaling.SGD_METHODS) | {"ols"}
+    assert set(scaling.GRIDS) == set(scaling.RUNS)
+
+
+def _notebook(tmp_path, statuses, run_seconds=None):
+    cells = [{"cell_type": "code", "source": f"step_{i}()\n", "metadata": {"papermill": {
+        "status": status, "duration": seconds}}} for i, (status, seconds) in enumerate(statuses)]
+    nb = {"cells": cells, "metadata": {"papermill": {"parameters": {"profile": "paper"}}}}
+    path = tmp_path / "05-hiera.ipynb"
+    path.write_text(json.dumps(nb))
+    if run_seconds is not None:
+        path.with_suffix(".run.json").write_text(json.dumps(
+            {"seconds": run_seconds, "finished": "2026-11-24T00:00:00+00:00", "versions": {}}))
+    return path
+
+
+def test_record_of_a_finished_run(tmp_path, monkeypatch):
+    paper_profile = _load("paper_profile", monkeypatch)
+    path = _notebook(tmp_path, [("completed", 0.5), ("completed", 30.0), ("completed", 1.0)], 33)
+    rec = paper_profile.record(path, "2 cores")
+    assert rec["complete"] and rec["seconds"] == 33 and rec["parameters"] == {"profile": "paper"}
+    assert [(c["code"], c["seconds"]) for c in rec["cells"]] == [
+        ("step_1()", 30.0), ("other cells", 1.5)]
+
+
+def test_record_of_a_stopped_run_gives_the_running_cell_a_lower_bound(tmp_path, monkeypatch):
+    paper_profile = _load("paper_profile", monkeypatch)
+    path = _notebook(tmp_path, [("completed", 20.0), ("running", None), ("pending", None)])
+    with pytest.raises(SystemExit, match="stopped-after"):
+        paper_profile.record(path, "16 cores")
+    rec = paper_profile.record(path, "16 cores", stopped_after=100)
+    assert not rec["complete"]
+    assert [(c["code"], c["status"], c["seconds"]) for c in rec["cells"]] == [
+        ("step_0()", "completed", 20.0), ("step_1()", "running", 80.0),
+        ("other cells", "completed", 0.0)]
+
+
+def test_stored_records_have_what_the_reproducibility_page_reads():
+    records = sorted((REPO / "benchmarks" / "results").glob("*.json"))
+    assert any(p.name.startswith("scaling-") for p in records)
+    for path in records:
+        rec = json.loads(path.read_text())
+        assert rec["machine"]
+        if path.name.startswith("scaling-"):
+            for res in rec["grids"].values():
+                assert res["rows"][0]["workers"] == 1 and res["rows"][0]["speed-up"] == 1.0
+        else:
+            assert rec["cells"] and rec["chapter"] in path.name, path.name
