@@ -5,6 +5,7 @@
 * :func:`seed_torch` derives a :class:`torch.Generator` from a numpy generator, so that a grid
   cell's ``numpy.random.Generator`` (:func:`ldp_companion.grid.cell_rng`) also drives model
   initialisation and batch order, never torch's global seed.
+* :func:`seed_torch_global` also seeds torch's global generator from it (dropout, LSTMs).
 * :func:`one_thread` runs torch on one thread inside a grid cell (identical results in any
   process), then restores the previous setting.
 """
@@ -17,7 +18,7 @@ import torch
 
 from ldp_companion.validation import check_rng
 
-__all__ = ["DEVICES", "torch_device", "seed_torch", "one_thread"]
+__all__ = ["DEVICES", "torch_device", "seed_torch", "seed_torch_global", "one_thread"]
 
 #: Device kinds :func:`torch_device` accepts (``"cuda:N"`` picks the N-th GPU).
 DEVICES = ("cpu", "cuda")
@@ -77,6 +78,24 @@ def seed_torch(rng: np.random.Generator) -> torch.Generator:
     rng = check_rng(rng)
     gen = torch.Generator(device="cpu")
     gen.manual_seed(int(rng.integers(2**63)))
+    return gen
+
+
+def seed_torch_global(rng: np.random.Generator) -> torch.Generator:
+    """:func:`seed_torch`, and torch's global seed drawn from the generator it returns: for
+    models whose dropout and LSTM initial weights use the global generator.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Advanced by exactly one draw.
+
+    Returns
+    -------
+    torch.Generator
+    """
+    gen = seed_torch(rng)
+    torch.manual_seed(int(torch.randint(2**62, (1,), generator=gen)))
     return gen
 
 

@@ -35,8 +35,9 @@ from sklearn.model_selection import train_test_split
 from torch import nn
 
 from ldp_companion import paper_assets
-from ldp_companion.device import one_thread, seed_torch, torch_device
+from ldp_companion.device import one_thread, seed_torch_global, torch_device
 from ldp_companion.grid import run_grid
+from ldp_companion.models import BiLSTMEncoder
 from ldp_companion.tldp.experiments import (BATCH_SIZE, MECHANISMS, _aggregate, _check_names,
                                             _check_per_task, _perturb, _set_params,
                                             client_partition, f1_of_logits)
@@ -107,25 +108,18 @@ def mobilenet(n_classes: int, *, tanh: bool, gen: torch.Generator,
     return model.to(device)
 
 
-class BiLSTM(nn.Module):
+class BiLSTM(BiLSTMEncoder):
     """IMDB's model (Sec. V-A1): frozen GloVe embedding, 2-layer bidirectional LSTM with
     hidden size 256 and dropout 0.3, a linear layer on the last hidden states of both
     directions."""
 
     def __init__(self, vectors: np.ndarray, hidden: int = 256, n_classes: int = 2):
-        super().__init__()
-        table = np.zeros((len(vectors) + 2, vectors.shape[1]), dtype=np.float32)
-        table[1:-1] = vectors                    # row 0 pads, the last row: unknown word
-        self.embedding = nn.Embedding.from_pretrained(torch.from_numpy(table), freeze=True,
-                                                      padding_idx=0)
-        self.lstm = nn.LSTM(vectors.shape[1], hidden, num_layers=2, bidirectional=True,
-                            dropout=0.3, batch_first=True)
+        super().__init__(vectors, hidden, layers=2, dropout=0.3)
         self.dropout = nn.Dropout(0.3)
         self.fc = nn.Linear(2 * hidden, n_classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _, (h, _) = self.lstm(self.embedding(x))
-        return self.fc(self.dropout(torch.cat([h[-2], h[-1]], dim=1)))
+        return self.fc(self.dropout(super().forward(x)))
 
 
 def fcn(n_features: int, n_classes: int = 2) -> nn.Sequential:
@@ -169,14 +163,6 @@ def _glove():
     return paper_assets.load_glove()
 
 
-def _seeded(rng: np.random.Generator) -> torch.Generator:
-    """The cell's torch generator, and torch's global seed drawn from it (dropout and the
-    LSTM's initial weights use the global generator)."""
-    gen = seed_torch(rng)
-    torch.manual_seed(int(torch.randint(2**62, (1,), generator=gen)))
-    return gen
-
-
 def _model(task: str, n_features: int, gen: torch.Generator, device) -> nn.Module:
     """Type III's model of ``task`` (Table IV)."""
     if task in paper_assets.IMAGE_TASKS:
@@ -211,7 +197,7 @@ def type1_cell(*, task: str, mechanism: str, epsilon: float, run: int,
     with one_thread():
         x_tr, y_tr, x_te, y_te = paper_data(task, n_max)
         dev = torch_device(device)
-        gen = _seeded(rng)
+        gen = seed_torch_global(rng)
         x = _perturb(mechanism, x_tr.astype(np.float64), epsilon, 2.0, rng)
         model = mobilenet(10, tanh=False, gen=gen, device=dev)
         fit_classifier(model, _images_for_model(x, dev), as_tensor(y_tr, dev, torch.long),
@@ -247,7 +233,7 @@ def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int,
         _, y_tr, _, y_te = paper_data(task, n_max)
         f_tr, f_te = _tanh_features(task, n_max, device)
         dev = torch_device(device)
-        gen = _seeded(rng)
+        gen = seed_torch_global(rng)
         x = _perturb(mechanism, f_tr, epsilon, 2.0, rng)
         head = nn.Sequential(nn.Dropout(0.2), _init_linear(nn.Linear(1280, 10), gen)).to(dev)
         fit_classifier(head, as_tensor(x, dev), as_tensor(y_tr, dev, torch.long),
@@ -274,7 +260,7 @@ def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int,
     with one_thread():
         x_tr, y_tr, x_te, y_te = paper_data(task, n_max)
         dev = torch_device(device)
-        gen = _seeded(rng)
+        gen = seed_torch_global(rng)
         model = _model(task, x_tr.shape[-1], gen, dev)
         x, y = _inputs(task, x_tr, dev), as_tensor(y_tr, dev, torch.long)
         parts = [torch.as_tensor(p, device=dev) for p in client_partition(y_tr, clients, rng)]

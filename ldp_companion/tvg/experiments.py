@@ -65,7 +65,8 @@ from ldp_companion.validation import check_epsilon, check_positive_int
 __all__ = ["DELTA", "FEATURE_SHAPE", "BATCH", "N_MNIST", "MNIST_SOURCES", "PAPER_MNIST_SIZES",
            "TYPE1_MECHANISMS",
            "TYPE2_MECHANISMS", "TYPE3_MECHANISMS", "lenet5", "lenet5_head", "clip_per_example",
-           "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid", "type3_grid"]
+           "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid", "type3_grid",
+           "release_iid_batches", "release_directional_batches"]
 
 #: δ of every figure of Sec. VIII.
 DELTA = 1e-5
@@ -223,6 +224,28 @@ def _batches(n: int):
     return [slice(a, min(a + BATCH, n)) for a in range(0, n, BATCH)]
 
 
+def release_iid_batches(mechanism: str, feats: np.ndarray, epsilon: float,
+                        rng: np.random.Generator) -> np.ndarray:
+    """Type II's release: records ``feats`` (n, ...) in consecutive batches of :data:`BATCH`,
+    each tensor released once at (ε, :data:`DELTA`) with ``W = E`` (``b − a = 2``)."""
+    noisy = np.empty_like(feats)
+    for part in _batches(len(feats)):
+        batch = feats[part]
+        noisy[part] = iid_release(mechanism, batch, epsilon, DELTA, rng=rng, value_range=2.0,
+                                  gamma=math.sqrt(batch.size))
+    return noisy
+
+
+def release_directional_batches(mechanism: str, flat: np.ndarray, w: np.ndarray,
+                                epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """Type III's release: records ``flat`` (n, features) in consecutive batches of
+    :data:`BATCH`, each a (features, b) matrix released with utility subspace ``w``."""
+    noisy = np.empty_like(flat)
+    for part in _batches(len(flat)):
+        noisy[part] = _release_type3(mechanism, flat[part].T, w, epsilon, rng).T
+    return noisy
+
+
 # --------------------------------------------------------------------------- Type III
 
 def _release_type3(mechanism: str, x: np.ndarray, w: np.ndarray, epsilon: float,
@@ -247,10 +270,8 @@ def type3_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
     with one_thread():
         model, feats, labels, w, clean = _type3_model(data_seed, n_train, n_test, epochs,
                                                       device, mnist)
-        flat = feats.reshape(len(feats), -1)
-        noisy = np.empty_like(flat)
-        for part in _batches(len(flat)):
-            noisy[part] = _release_type3(mechanism, flat[part].T, w, epsilon, rng).T
+        noisy = release_directional_batches(mechanism, feats.reshape(len(feats), -1), w,
+                                            epsilon, rng)
         dev = next(model.parameters()).device
         acc = _accuracy(model[1], as_tensor(noisy, dev), labels)
     return {"accuracy": acc, "clean_accuracy": clean, "seconds": time.perf_counter() - t0}
@@ -277,11 +298,7 @@ def type2_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
             data_seed, n_public, n_private, n_test, extractor_epochs, device, mnist)
         dev = torch_device(device)
         gen = seed_torch(rng)
-        noisy = np.empty_like(f_priv)
-        for part in _batches(len(f_priv)):
-            batch = f_priv[part]
-            noisy[part] = iid_release(mechanism, batch, epsilon, DELTA, rng=rng,
-                                      value_range=2.0, gamma=math.sqrt(batch.size))
+        noisy = release_iid_batches(mechanism, f_priv, epsilon, rng)
         head = lenet5_head(gen, dev)
         fit_classifier(head, as_tensor(noisy, dev), as_tensor(y_priv, dev, torch.long),
                        epochs=head_epochs, lr=1e-3, batch_size=_FIT_BATCH, gen=gen)
