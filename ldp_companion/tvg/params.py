@@ -49,6 +49,13 @@ PARAMS = ChapterParams("02-tvg", {
     "epochs_1": ("epochs of Type I's private SGD (the paper does not say)",
                  {"smoke": 5, "default": 30, "paper": 30}),
     "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None)),
+    "paper_tasks": ('data sets of Figs. 4–5 run with the paper\'s networks ("cifar10": '
+                    'VGG-16, "svhn": AlexNet, "imdb": BiLSTM; need their files)',
+                    {"smoke": [], "default": [], "paper": ["cifar10", "svhn", "imdb"]}),
+    "paper_epochs": ("training epochs of those networks (None: 20, 20, 10)", every_profile(None)),
+    "paper_runs": ("seeds per (mechanism, ε) of the paper networks' runs", every_profile(3)),
+    "paper_n_max": ("records per part (public, private, test) in those runs (None: all)",
+                    every_profile(None)),
     "mnist_images": ('MNIST images of Types II–III: "test" (the test split, offline; sizes '
                      'above) or "all" (70,000, the paper\'s 60,000 / 10,000 split; needs '
                      'the training images)', {"smoke": "test", "default": "test",
