@@ -2,7 +2,9 @@
 
 papermill stores each cell's duration in the notebook it writes, and keeps writing it while the
 run goes on, so a run stopped by a time limit still says which cells finished and how long they
-took. This script turns one executed notebook (with its ``.run.json`` when the run finished,
+took. Each cell of the record also lists the parameters its code reads (``cfg.<name>``), so
+that a run with fewer repetitions can be scaled up to the profile's. This script turns one
+executed notebook (with its ``.run.json`` when the run finished,
 and the verdicts of its ``.ledger.json`` when there is one) into a JSON record under
 ``benchmarks/results/``; the Reproducibility page shows every record there and compares its
 verdicts with the build's.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 #: Cells shorter than this are summed into one "other cells" entry.
@@ -32,7 +35,8 @@ def _first_line(source) -> str:
     return lines[0][:80] if lines else ""
 
 
-def record(notebook: Path, machine: str, stopped_after: float | None = None) -> dict:
+def record(notebook: Path, machine: str, stopped_after: float | None = None,
+           verdicts: bool = True) -> dict:
     """The timing record of one executed notebook (see the module's docstring)."""
     nb = json.loads(Path(notebook).read_text())
     run_file = Path(notebook).with_suffix(".run.json")
@@ -52,13 +56,15 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None) -> 
                 continue
         elif status != "running":
             continue
-        cells.append({"cell": index, "code": _first_line(cell["source"]), "status": status,
-                      "seconds": round(seconds, 1)})
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        cells.append({"cell": index, "code": _first_line(source), "status": status,
+                      "seconds": round(seconds, 1),
+                      "uses": sorted(set(re.findall(r"\bcfg\.(\w+)", source)))})
     for cell in cells:
         if cell["status"] == "running":
             cell["seconds"] = round(stopped_after - finished, 1)  # at least this long
     cells.append({"cell": None, "code": "other cells", "status": "completed",
-                  "seconds": round(short, 1)})
+                  "seconds": round(short, 1), "uses": []})
     return {
         "chapter": Path(notebook).stem,
         "parameters": nb["metadata"].get("papermill", {}).get("parameters", {}),
@@ -68,7 +74,7 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None) -> 
         "finished": run["finished"] if run else None,
         "versions": run["versions"] if run else None,
         "cells": cells,
-        "verdicts": _verdicts(Path(notebook)),
+        "verdicts": _verdicts(Path(notebook)) if verdicts else None,
     }
 
 
@@ -86,9 +92,11 @@ def main(argv=None) -> None:
     parser.add_argument("--machine", required=True, help="e.g. '2 cores' or '16 cores, H100'")
     parser.add_argument("--stopped-after", type=float, default=None,
                         help="seconds after which a run that did not finish was stopped")
+    parser.add_argument("--no-verdicts", action="store_true",
+                        help="leave the verdicts out (a run on stand-in files: they mean nothing)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    rec = record(args.notebook, args.machine, args.stopped_after)
+    rec = record(args.notebook, args.machine, args.stopped_after, not args.no_verdicts)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n")
     print(json.dumps(rec["cells"], indent=1, ensure_ascii=False))

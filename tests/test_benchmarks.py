@@ -40,7 +40,8 @@ def test_every_grid_slice_builds_and_runs_at_a_tiny_size(monkeypatch):
 
 
 def _notebook(tmp_path, statuses, run_seconds=None):
-    cells = [{"cell_type": "code", "source": f"step_{i}()\n", "metadata": {"papermill": {
+    cells = [{"cell_type": "code", "source": f"step_{i}(cfg.runs, cfg.seed)\n# cfg.runs\n",
+              "metadata": {"papermill": {
         "status": status, "duration": seconds}}} for i, (status, seconds) in enumerate(statuses)]
     nb = {"cells": cells, "metadata": {"papermill": {"parameters": {"profile": "paper"}}}}
     path = tmp_path / "05-hiera.ipynb"
@@ -56,8 +57,8 @@ def test_record_of_a_finished_run(tmp_path, monkeypatch):
     path = _notebook(tmp_path, [("completed", 0.5), ("completed", 30.0), ("completed", 1.0)], 33)
     rec = paper_profile.record(path, "2 cores")
     assert rec["complete"] and rec["seconds"] == 33 and rec["parameters"] == {"profile": "paper"}
-    assert [(c["code"], c["seconds"]) for c in rec["cells"]] == [
-        ("step_1()", 30.0), ("other cells", 1.5)]
+    assert [(c["code"], c["seconds"], c["uses"]) for c in rec["cells"]] == [
+        ("step_1(cfg.runs, cfg.seed)", 30.0, ["runs", "seed"]), ("other cells", 1.5, [])]
 
 
 def test_record_of_a_stopped_run_gives_the_running_cell_a_lower_bound(tmp_path, monkeypatch):
@@ -68,7 +69,8 @@ def test_record_of_a_stopped_run_gives_the_running_cell_a_lower_bound(tmp_path, 
     rec = paper_profile.record(path, "16 cores", stopped_after=100)
     assert not rec["complete"]
     assert [(c["code"], c["status"], c["seconds"]) for c in rec["cells"]] == [
-        ("step_0()", "completed", 20.0), ("step_1()", "running", 80.0),
+        ("step_0(cfg.runs, cfg.seed)", "completed", 20.0),
+        ("step_1(cfg.runs, cfg.seed)", "running", 80.0),
         ("other cells", "completed", 0.0)]
 
 
@@ -83,3 +85,20 @@ def test_stored_records_have_what_the_reproducibility_page_reads():
                 assert res["rows"][0]["workers"] == 1 and res["rows"][0]["speed-up"] == 1.0
         else:
             assert rec["cells"] and rec["chapter"] in path.name, path.name
+            assert all("uses" in c for c in rec["cells"]), path.name
+
+
+def test_stand_in_files_are_read_by_chapter_3s_loaders(tmp_path, monkeypatch):
+    from ldp_companion.pm import external_data as ext
+
+    stand_ins = _load("stand_in_files", monkeypatch)
+    stand_ins.write_all(tmp_path, scale=1e-3)
+    monkeypatch.setenv("LDP_COMPANION_DATA", str(tmp_path))
+    assert set(ext.require(["wisdm", "ipums_br", "ipums_mx", "vehicle"])) == {
+        "wisdm", "ipums_br", "ipums_mx", "vehicle"}
+    wisdm = ext.load_wisdm()
+    assert len(wisdm) == round(stand_ins.SIZES["wisdm"] * 1e-3)
+    assert wisdm.attrs["n_dropped"] == 0
+    X, y = ext.load_vehicle(split="train")
+    assert X.shape == (round(stand_ins.SIZES["vehicle"][0] * 1e-3), ext.VEHICLE_N_FEATURES)
+    assert len(ext.load_ipums("MX")[0]) == round(stand_ins.SIZES["ipums_mx"] * 1e-3)
