@@ -231,7 +231,8 @@ class Ledger:
         """
         ok = _holds(left, relation, right, atol, rtol)
         lhs, rhs = np.broadcast_arrays(np.asarray(left, float), np.asarray(right, float))
-        margin = (rhs - lhs) if relation in ("<", "<=") else (lhs - rhs)
+        with np.errstate(invalid="ignore"):     # inf against inf: no margin (nan)
+            margin = (rhs - lhs) if relation in ("<", "<=") else (lhs - rhs)
         if ours is None:
             ours = (f"{_fmt(left)} {relation} {_fmt(right)}" if ok.ndim == 0 else
                     f"{int(ok.sum())} of {ok.size} entries; smallest margin "

@@ -270,3 +270,13 @@ def test_section_default_links_claims_and_the_check_catches_a_bad_one():
     assert section_problems(frame.iloc[1:3], page) == []
     with pytest.raises(ValueError, match="MyST label"):
         led.section("two words")
+
+
+def test_compare_of_infinite_quantities_decides_without_a_warning():
+    import warnings
+
+    led = Ledger("ch", refs={k: "Lemma 1" for k in "ab"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert led.compare("a", "s", np.inf, "<", np.inf).verdict == "fails"
+        assert led.compare("b", "s", [1.0, np.inf], "<", np.inf).verdict == "partly"
