@@ -82,18 +82,9 @@ def seed_torch(rng: np.random.Generator) -> torch.Generator:
 
 
 def seed_torch_global(rng: np.random.Generator) -> torch.Generator:
-    """:func:`seed_torch`, and torch's global seed drawn from the generator it returns: for
-    models whose dropout and LSTM initial weights use the global generator.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Advanced by exactly one draw.
-
-    Returns
-    -------
-    torch.Generator
-    """
+    """:func:`seed_torch` (same argument, same generator returned), and torch's global seed
+    drawn from that generator: for models whose dropout and LSTM initial weights use the
+    global generator."""
     gen = seed_torch(rng)
     torch.manual_seed(int(torch.randint(2**62, (1,), generator=gen)))
     return gen

@@ -9,6 +9,16 @@ import pytest
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
+@pytest.fixture(scope="session")
+def paper_asset_root(tmp_path_factory):
+    """Tiny stand-ins of every paper asset (``fake_assets.write_all``), written once."""
+    from fake_assets import write_all
+
+    root = tmp_path_factory.mktemp("paper-assets")
+    write_all(root)
+    return root
+
+
 def skip_or_fail(reason: str):
     """Skip on a user's machine; fail under CI=true, where every tool must be present."""
     if IN_CI:

@@ -8,7 +8,7 @@ import gzip
 import numpy as np
 import pytest
 import torch
-from fake_assets import N_TEST, N_TRAIN, WORDS, write_all, write_mnist
+from fake_assets import N_TEST, N_TRAIN, WORDS, write_mnist
 
 from ldp_companion import paper_assets
 from ldp_companion.datasets import DataError
@@ -33,16 +33,9 @@ def empty_root(tmp_path, monkeypatch):
     yield from _use_root(tmp_path, monkeypatch)
 
 
-@pytest.fixture(scope="module")
-def full_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("paper-assets")
-    write_all(root)
-    return root
-
-
 @pytest.fixture
-def assets(full_root, monkeypatch):
-    yield from _use_root(full_root, monkeypatch)
+def assets(paper_asset_root, monkeypatch):
+    yield from _use_root(paper_asset_root, monkeypatch)
 
 
 def test_every_missing_file_is_named_with_its_source(empty_root):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from fake_assets import write_all
 
 from ldp_companion.datasets import DataError
 from ldp_companion.tvg import paper
@@ -17,18 +16,11 @@ def _clear():
         f.cache_clear()
 
 
-@pytest.fixture(scope="module")
-def full_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tvg-paper-assets")
-    write_all(root)
-    return root
-
-
 @pytest.fixture
-def assets(full_root, monkeypatch):
-    monkeypatch.setenv("LDP_COMPANION_DATA", str(full_root))
+def assets(paper_asset_root, monkeypatch):
+    monkeypatch.setenv("LDP_COMPANION_DATA", str(paper_asset_root))
     _clear()
-    yield full_root
+    yield paper_asset_root
     _clear()
 
 

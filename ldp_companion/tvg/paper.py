@@ -152,8 +152,7 @@ def _parts(task: str, data_seed: int, n_max: int | None) -> tuple:
     perm = np.random.default_rng(np.random.SeedSequence(data_seed, spawn_key=(_PERM_SALT,))
                                  ).permutation(len(y_tr))
     half = len(perm) // 2
-    cut = (lambda idx: idx) if n_max is None else (lambda idx: idx[:n_max])
-    pub, priv, test = cut(perm[:half]), cut(perm[half:]), cut(np.arange(len(y_te)))
+    pub, priv, test = perm[:half][:n_max], perm[half:][:n_max], np.arange(len(y_te))[:n_max]
     return (x_tr[pub], y_tr[pub]), (x_tr[priv], y_tr[priv]), (x_te[test], y_te[test])
 
 
