@@ -1,8 +1,8 @@
 """The data and weights of the papers' own experiments, which cannot be downloaded here.
 
 The `paper` profiles of chapters 1 and 2 train the papers' networks on MNIST's 60,000 training
-images, CIFAR-10, SVHN, IMDB (with GloVe vectors) and CIC-Darknet2020, starting from
-torchvision's ImageNet-pretrained MobileNetV2. None of these is in the offline cache, and the
+images, CIFAR-10, SVHN, IMDB (with GloVe vectors), CIC-Darknet2020, the credit-card fraud data
+and Adult, starting from torchvision's ImageNet-pretrained MobileNetV2. None of these is in the offline cache, and the
 machines that build this book cannot download them. A user provides them once, under the same
 folder as the other data files (:func:`ldp_companion.datasets.cache_dir`, i.e.
 ``$LDP_COMPANION_DATA``), in the layout the public archives unpack to (the layout torchvision's
@@ -17,6 +17,8 @@ svhn            ``SVHN/train_32x32.mat``, ``SVHN/test_32x32.mat``
 imdb            ``aclImdb/{train,test}/{pos,neg}/*.txt``
 glove           ``glove/glove.6B.100d.txt``
 darknet         ``darknet/Darknet.csv``
+credit          ``credit/creditcard.csv`` (Kaggle's mlg-ulb/creditcardfraud)
+adult           ``adult/adult.data``, ``adult/adult.test`` (UCI)
 mobilenet_v2    ``checkpoints/mobilenet_v2-b0353104.pth`` (torchvision's IMAGENET1K_V1)
 =============== ===========================================================================
 
@@ -40,7 +42,8 @@ from ldp_companion.datasets import DATA_ENV, DataError, cache_dir, parse_idx
 
 __all__ = ["Asset", "ASSETS", "ImageData", "asset_root", "missing", "missing_message",
            "require", "status", "load_images", "load_darknet", "load_glove", "load_imdb",
-           "tokenize", "mobilenet_v2_weights", "IMAGE_TASKS"]
+           "tokenize", "mobilenet_v2_weights", "IMAGE_TASKS", "load_credit", "load_adult",
+           "ADULT_COLUMNS", "ADULT_CATEGORICAL"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,13 @@ ASSETS: dict[str, Asset] = {a.name: a for a in [
     Asset("darknet", ("darknet/Darknet.csv",),
           "https://www.unb.ca/cic/datasets/darknet2020.html (CIC-Darknet2020)",
           "save the data set's CSV as <data folder>/darknet/Darknet.csv"),
+    Asset("credit", ("credit/creditcard.csv",),
+          "https://www.kaggle.com/datasets/mlg-ulb/creditcardfraud (also OpenML data set 1597)",
+          "save the CSV (284,807 rows: Time, V1..V28, Amount, Class) as "
+          "<data folder>/credit/creditcard.csv"),
+    Asset("adult", ("adult/adult.data", "adult/adult.test"),
+          "https://archive.ics.uci.edu/dataset/2/adult",
+          "copy adult.data and adult.test from the archive into <data folder>/adult/"),
     Asset("mobilenet_v2", ("checkpoints/mobilenet_v2-b0353104.pth",),
           "https://download.pytorch.org/models/mobilenet_v2-b0353104.pth",
           "copy torchvision's MobileNet_V2_Weights.IMAGENET1K_V1 file (it sits in "
@@ -266,6 +276,86 @@ def load_darknet(test_fraction: float = 0.2):
     span = np.where(high > low, high - low, 1.0)
     x = np.clip((x - low) / span, 0.0, 1.0).astype(np.float32)
     return x[:cut], y[:cut], x[cut:], y[cut:]
+
+
+# --------------------------------------------------------------------------- Credit, Adult
+
+def load_credit() -> tuple[np.ndarray, np.ndarray]:
+    """The credit-card fraud data: the 28 PCA features V1..V28 (float64; ``Time`` and
+    ``Amount`` are left out, which gives the paper's 28 inputs, Table II) and ``Class``
+    (1: fraud), in file order. The split is the caller's."""
+    require("credit")
+    path = asset_root() / ASSETS["credit"].files[0]
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as exc:
+        raise _bad(path, f"not a CSV file ({exc})") from exc
+    features = [f"V{i}" for i in range(1, 29)]
+    absent = [c for c in features + ["Class"] if c not in frame.columns]
+    if absent:
+        raise _bad(path, f"no column {', '.join(absent)}")
+    y = pd.to_numeric(frame["Class"], errors="coerce")
+    if not y.isin([0, 1]).all():
+        raise _bad(path, "'Class' holds values other than 0 and 1")
+    x = frame[features].apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
+    if not np.isfinite(x).all():
+        raise _bad(path, "V1..V28 hold values that are not finite numbers")
+    return x, y.to_numpy(np.int64)
+
+
+#: Columns of UCI's adult.data / adult.test, the last one the label.
+ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
+                 "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
+                 "hours-per-week", "native-country", "income")
+#: The categorical ones, one-hot encoded by :func:`load_adult`.
+ADULT_CATEGORICAL = ("workclass", "education", "marital-status", "occupation",
+                     "relationship", "race", "sex", "native-country")
+
+
+def _adult_part(path: Path, skip: int) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path, header=None, names=list(ADULT_COLUMNS), skiprows=skip,
+                            skipinitialspace=True, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise _bad(path, f"not a comma-separated file ({exc})") from exc
+    income = frame["income"].str.rstrip(".")
+    if frame.isna().any().any() or not income.isin(["<=50K", ">50K"]).all():
+        raise _bad(path, "not 15 comma-separated fields ending in <=50K or >50K")
+    return frame.assign(income=income)
+
+
+def load_adult() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Adult (UCI): the training file (32,561 people) and the test file (16,281), with the
+    six numeric columns as they are and one 0/1 column per value of each categorical column
+    seen in the training file; the unknown value ``?`` gets no column (all zeros), which
+    makes the paper's 105 inputs (Table II's 105 × 12 gradient).
+
+    Returns
+    -------
+    x_train, y_train, x_test, y_test : ndarray
+        float64 features and int64 labels (1: income above 50K).
+    columns : list of str
+        The features' names.
+    """
+    require("adult")
+    root = asset_root()
+    train, test = (_adult_part(root / f, skip) for f, skip in
+                   zip(ASSETS["adult"].files, (0, 1)))   # adult.test opens with a note
+    numeric = [c for c in ADULT_COLUMNS[:-1] if c not in ADULT_CATEGORICAL]
+    levels = {c: sorted(set(train[c]) - {"?"}) for c in ADULT_CATEGORICAL}
+    columns = numeric + [f"{c}={v}" for c in ADULT_CATEGORICAL for v in levels[c]]
+
+    def encode(frame: pd.DataFrame, path: Path) -> np.ndarray:
+        num = frame[numeric].apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
+        if not np.isfinite(num).all():
+            raise _bad(path, f"the columns {', '.join(numeric)} hold non-numbers")
+        hot = [(frame[c].to_numpy()[:, None] == np.asarray(levels[c])[None]).astype(float)
+               for c in ADULT_CATEGORICAL]
+        return np.hstack([num, *hot])
+
+    paths = [root / f for f in ASSETS["adult"].files]
+    return (encode(train, paths[0]), (train["income"] == ">50K").to_numpy(np.int64),
+            encode(test, paths[1]), (test["income"] == ">50K").to_numpy(np.int64), columns)
 
 
 # --------------------------------------------------------------------------- IMDB + GloVe

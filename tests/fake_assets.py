@@ -86,6 +86,47 @@ def write_darknet(root: Path, rng, n: int = 50) -> None:
     frame.to_csv(root / "darknet/Darknet.csv", index=False)
 
 
+def write_credit(root: Path, rng, n: int = 200) -> None:
+    import pandas as pd
+
+    (root / "credit").mkdir(parents=True, exist_ok=True)
+    y = (np.arange(n) % 5 == 0).astype(int)          # 20 % fraud, learnable from V1
+    frame = pd.DataFrame({"Time": np.arange(n, dtype=float)})
+    for i in range(1, 29):
+        frame[f"V{i}"] = rng.normal(size=n) + (2.0 * y if i == 1 else 0.0)
+    frame["Amount"] = rng.random(n) * 100
+    frame["Class"] = y
+    frame.to_csv(root / "credit/creditcard.csv", index=False)
+
+
+#: Values of the stand-in Adult rows, per categorical column; "?" is the files' unknown.
+ADULT_VALUES = {"workclass": ["Private", "State-gov", "?"], "education": ["Bachelors", "HS-grad"],
+                "marital-status": ["Never-married", "Divorced"],
+                "occupation": ["Adm-clerical", "Sales", "?"], "relationship": ["Husband", "Wife"],
+                "race": ["White", "Black"], "sex": ["Male", "Female"],
+                "native-country": ["United-States", "Mexico", "?"]}
+
+
+def _adult_rows(rng, n: int, dot: str) -> list[str]:
+    rows = []
+    for i in range(n):
+        cat = {c: v[i % len(v)] for c, v in ADULT_VALUES.items()}
+        rich = i % 4 == 0
+        rows.append(", ".join([str(20 + i % 50), cat["workclass"], str(rng.integers(10**4, 10**6)),
+                               cat["education"], str(9 + 4 * rich), cat["marital-status"],
+                               cat["occupation"], cat["relationship"], cat["race"], cat["sex"],
+                               str(5000 * rich), "0", str(40 + 10 * rich),
+                               cat["native-country"], (">50K" if rich else "<=50K") + dot]))
+    return rows
+
+
+def write_adult(root: Path, rng, n: int = 120) -> None:
+    (root / "adult").mkdir(parents=True, exist_ok=True)
+    (root / "adult/adult.data").write_text("\n".join(_adult_rows(rng, n, "")) + "\n\n")
+    (root / "adult/adult.test").write_text("|1x3 Cross validator\n"
+                                           + "\n".join(_adult_rows(rng, n // 2, ".")) + "\n")
+
+
 def write_mobilenet(root: Path) -> None:
     import torch
     from torchvision.models import mobilenet_v2
@@ -98,6 +139,7 @@ def write_mobilenet(root: Path) -> None:
 
 def write_all(root: Path) -> None:
     rng = np.random.default_rng(0)
-    for write in (write_mnist, write_cifar, write_svhn, write_glove, write_imdb, write_darknet):
+    for write in (write_mnist, write_cifar, write_svhn, write_glove, write_imdb, write_darknet,
+                  write_credit, write_adult):
         write(root, rng)
     write_mobilenet(root)

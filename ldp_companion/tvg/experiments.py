@@ -64,7 +64,7 @@ from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["DELTA", "FEATURE_SHAPE", "BATCH", "N_MNIST", "MNIST_SOURCES", "PAPER_MNIST_SIZES",
            "TYPE1_MECHANISMS",
-           "TYPE2_MECHANISMS", "TYPE3_MECHANISMS", "lenet5", "lenet5_head", "clip_per_example",
+           "TYPE2_MECHANISMS", "TYPE3_MECHANISMS", "lenet5", "lenet5_head", "clip_per_example", "type1_stds", "dp_sgd",
            "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid", "type3_grid",
            "release_iid_batches", "release_directional_batches"]
 
@@ -329,9 +329,13 @@ def clip_per_example(grads: dict[str, torch.Tensor], clip: float) -> dict[str, t
 
 
 def _matrix_shape(name: str, shape: torch.Size) -> tuple[int, int]:
-    """A parameter as the paper's gradient matrix: a weight (out, in) as (in, out), so that
-    the input mode comes first ("28 × 10"), a bias of d entries as (d, 1)."""
-    return (shape[1], shape[0]) if len(shape) == 2 else (math.prod(shape), 1)
+    """A parameter as the paper's gradient matrix, input modes first: a weight (out, in, *k)
+    as (in · prod(k), out), so a linear layer's (out, in) reads "28 × 10" as Table II does
+    and a convolution's 5 × 5 kernels stack under their input channels; a bias of d entries
+    as (d, 1)."""
+    if len(shape) >= 2:
+        return math.prod(shape[1:]), shape[0]
+    return math.prod(shape), 1
 
 
 @functools.lru_cache(maxsize=64)
@@ -344,9 +348,12 @@ def _step_epsilon(epsilon: float, q: float, steps: int) -> float:
     return tvg_step_epsilon(epsilon, q, steps, DELTA)
 
 
-def _type1_stds(mechanism: str, epsilon: float, shapes: dict, q: float, steps: int,
-                clip: float) -> dict[str, float]:
-    """Per-entry noise std of every parameter tensor (see :func:`type1_grid`)."""
+def type1_stds(mechanism: str, epsilon: float, shapes: dict, q: float, steps: int,
+               clip: float) -> dict[str, float]:
+    """Per-entry noise std of every parameter tensor of a Type I run (see
+    :func:`type1_grid`): ``shapes`` maps parameter names to shapes, ``q`` is the sampling
+    rate, ``steps`` the number of noisy steps, ``clip`` the ℓ∞ clip C; the total budget is
+    ``(epsilon, DELTA)``."""
     if mechanism == "none":
         return {k: 0.0 for k in shapes}
     if mechanism == "optimized":
@@ -364,27 +371,45 @@ def _mlp(n_in: int, hidden: int, gen: torch.Generator, device: torch.device) -> 
                                        nn.Linear(hidden, 1)).to(device), gen)
 
 
-def _dp_sgd(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, stds: dict, clip: float,
-            lot: int, steps: int, lr: float, gen: torch.Generator, private: bool) -> None:
-    """``steps`` steps of Poisson-sampled (rate lot/n) SGD on the logistic loss: per-example
-    gradients, ℓ∞-clipped when ``private``, summed, noised (``stds``), divided by ``lot``."""
-    params = {k: p.detach() for k, p in model.named_parameters()}
-
+def _example_loss(model: nn.Module):
+    """The loss of one example as a function of the parameters: logistic for float labels
+    (one output), cross-entropy for integer labels."""
     def loss(p, xi, yi):
-        return F.binary_cross_entropy_with_logits(functional_call(model, p, (xi[None],))[0, 0],
-                                                  yi)
+        out = functional_call(model, p, (xi[None],))
+        if yi.is_floating_point():
+            return F.binary_cross_entropy_with_logits(out[0, 0], yi)
+        return F.cross_entropy(out, yi[None])
+    return loss
 
-    per_example = vmap(grad(loss), in_dims=(None, 0, 0))
+
+def dp_sgd(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, stds: dict, clip: float,
+           lot: int, steps: int, lr: float, gen: torch.Generator, private: bool,
+           batch: int | None = None) -> None:
+    """Type I's private SGD (Sec. VIII-B), in place on ``model``'s parameters.
+
+    Each of ``steps`` steps samples every example with probability ``q = lot / n`` (a
+    "lot", drawn with ``gen`` on the CPU), computes the lot's per-example gradients
+    ``batch`` at a time (``torch.func``; the paper's "batches" grouped into a lot), clips
+    each entry to [-clip, clip] when ``private`` (:func:`clip_per_example`), sums them,
+    adds one draw of noise of per-entry std ``stds[name]`` to every parameter tensor,
+    divides by ``lot`` and takes an SGD step of size ``lr``.
+    """
+    params = {k: p.detach() for k, p in model.named_parameters()}
+    per_example = vmap(grad(_example_loss(model)), in_dims=(None, 0, 0))
     q = lot / len(y)
     for _ in range(steps):
-        mask = (torch.rand(len(y), generator=gen) < q).to(x.device, x.dtype)
-        grads = per_example(params, x, y)
-        if private:
-            grads = clip_per_example(grads, clip)
+        picked = torch.nonzero(torch.rand(len(y), generator=gen) < q).ravel().to(x.device)
+        total = {k: torch.zeros_like(p) for k, p in params.items()}
+        chunks = torch.split(picked, batch or len(picked)) if len(picked) else ()
+        for chunk in chunks:
+            grads = per_example(params, x[chunk], y[chunk])
+            if private:
+                grads = clip_per_example(grads, clip)
+            for k in total:
+                total[k] += grads[k].sum(0)
         for k, p in params.items():
-            total = torch.tensordot(mask, grads[k], dims=1)
             noise = torch.randn(p.shape, generator=gen, dtype=p.dtype).to(p.device)
-            params[k] = p - lr * (total + stds[k] * noise) / lot
+            params[k] = p - lr * (total[k] + stds[k] * noise) / lot
     with torch.no_grad():
         for k, p in model.named_parameters():
             p.copy_(params[k])
@@ -408,8 +433,8 @@ def type1_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
         model = _mlp(x_tr.shape[1], hidden, gen, dev)
         steps = max(1, round(epochs * len(y_tr) / lot))
         shapes = {k: p.shape for k, p in model.named_parameters()}
-        stds = _type1_stds(mechanism, epsilon, shapes, lot / len(y_tr), steps, clip)
-        _dp_sgd(model, as_tensor(x_tr, dev), as_tensor(y_tr, dev), stds=stds, clip=clip, lot=lot,
+        stds = type1_stds(mechanism, epsilon, shapes, lot / len(y_tr), steps, clip)
+        dp_sgd(model, as_tensor(x_tr, dev), as_tensor(y_tr, dev), stds=stds, clip=clip, lot=lot,
                 steps=steps, lr=lr, gen=gen, private=mechanism != "none")
         with torch.no_grad():
             score = model(as_tensor(x_te, dev))[:, 0].double().cpu().numpy()
@@ -421,14 +446,27 @@ def type1_cell(*, mechanism: str, epsilon: float, run: int, rng: np.random.Gener
 
 # --------------------------------------------------------------------------- grids
 
+def _check_names(values, known, name: str) -> list[str]:
+    """``values`` (one name or a list) as a non-empty list of distinct names among ``known``."""
+    values = [values] if isinstance(values, str) else list(values)
+    bad = [v for v in values if not isinstance(v, str) or v not in known]
+    if not values or bad or len(set(values)) != len(values):
+        raise ValueError(f"{name} must be a non-empty list of distinct names among "
+                         f"{list(known)}; got {values!r}")
+    return values
+
+
+def _per_task(value, default: dict, tasks: list, name: str, check) -> dict:
+    """``value`` (one number, a mapping task -> number, or None for ``default``) for each of
+    ``tasks``, each checked by ``check(number, name)``."""
+    value = default if value is None else value
+    if isinstance(value, dict) and not set(tasks) <= set(value):
+        raise ValueError(f"{name} has no value for {sorted(set(tasks) - set(value))}")
+    return {t: check(value[t] if isinstance(value, dict) else value, name) for t in tasks}
+
+
 def _check_grid(mechanisms, known, eps_grid, runs, seed) -> tuple:
-    if isinstance(mechanisms, str):
-        mechanisms = [mechanisms]
-    mechanisms = list(mechanisms)
-    bad = [m for m in mechanisms if not isinstance(m, str) or m not in known]
-    if not mechanisms or bad or len(set(mechanisms)) != len(mechanisms):
-        raise ValueError(f"mechanisms must be a non-empty list of distinct names among "
-                         f"{list(known)}; got {mechanisms!r}")
+    mechanisms = _check_names(mechanisms, known, "mechanisms")
     if isinstance(eps_grid, numbers.Real):
         eps_grid = [eps_grid]
     eps_grid = [check_epsilon(e, "eps_grid entries") for e in eps_grid]

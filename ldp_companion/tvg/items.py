@@ -38,7 +38,8 @@ CLAIM_REFS = {
     "fig5-idn-best": "Fig. 5", "fig5-udn-mvg": "Fig. 5", "fig5-directional": ["Fig. 5", "Alg. 1"],
     "fig5-chance": "Fig. 5",
     "fig4-idn-best": "Fig. 4", "fig4-udn-mvg": "Fig. 4", "fig4-fair-gauss": "Fig. 4",
-    "fig3-idn-close": "Fig. 3", "fig3-udn-order": "Fig. 3", "fig3-other-data": "Fig. 3",
+    "fig3-idn-close": "Fig. 3", "fig3-udn-order": "Fig. 3", "fig3-other-data": ["Fig. 3", "Table II"],
+    "fig3-other-order": ["Fig. 3", "Table II"],
     "fig45-other-data": ["Fig. 4", "Fig. 5"],
 }
 

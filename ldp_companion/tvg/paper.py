@@ -37,7 +37,7 @@ from ldp_companion.grid import run_grid
 from ldp_companion.models import BiLSTMEncoder
 from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.tvg.experiments import (TYPE2_MECHANISMS, TYPE3_MECHANISMS, _accuracy,
-                                           _check_grid, _init_uniform,
+                                           _check_grid, _check_names, _init_uniform, _per_task,
                                            release_directional_batches, release_iid_batches)
 from ldp_companion.validation import check_positive_int
 
@@ -67,12 +67,7 @@ def assets_needed(tasks) -> list[str]:
 
 
 def _check_tasks(tasks) -> list[str]:
-    tasks = [tasks] if isinstance(tasks, str) else list(tasks)
-    bad = [t for t in tasks if t not in TASKS]
-    if not tasks or bad or len(set(tasks)) != len(tasks):
-        raise ValueError(f"tasks must be a non-empty list of distinct names among "
-                         f"{list(TASKS)}, got {tasks!r}")
-    return tasks
+    return _check_names(tasks, TASKS, "tasks")
 
 
 # --------------------------------------------------------------------------- networks
@@ -292,9 +287,7 @@ def paper_grid(kind: str, tasks, mechanisms, eps_grid, runs: int, seed: int, *,
                                                    seed)
     if n_max is not None:
         n_max = check_positive_int(n_max, "n_max")
-    epochs = PAPER_EPOCHS if epochs is None else epochs
-    per_task = {t: check_positive_int(epochs[t] if isinstance(epochs, dict) else epochs,
-                                      "epochs") for t in tasks}
+    per_task = _per_task(epochs, PAPER_EPOCHS, tasks, "epochs", check_positive_int)
     head_epochs = check_positive_int(head_epochs, "head_epochs")
     torch_device(device)
     paper_assets.require(assets_needed(tasks))

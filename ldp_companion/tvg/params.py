@@ -53,9 +53,17 @@ PARAMS = ChapterParams("02-tvg", {
                     'VGG-16, "svhn": AlexNet, "imdb": BiLSTM; need their files)',
                     {"smoke": [], "default": [], "paper": ["cifar10", "svhn", "imdb"]}),
     "paper_epochs": ("training epochs of those networks (None: 20, 20, 10)", every_profile(None)),
-    "paper_runs": ("seeds per (mechanism, ε) of the paper networks' runs", every_profile(3)),
-    "paper_n_max": ("records per part (public, private, test) in those runs (None: all)",
+    "paper_runs": ("seeds per (mechanism, ε) of the paper networks' runs (Figs. 3–5)",
+                   every_profile(3)),
+    "paper_n_max": ("records per part (public, private, test; train, test in Fig. 3) in "
+                    "those runs (None: all)",
                     every_profile(None)),
+    "paper_tasks_1": ('data sets of Fig. 3 run with the paper\'s Type I setup (Table II; '
+                      '"mnist": conv32–conv64–fc512, "credit": FCN, "adult": MLP; need '
+                      'their files)', {"smoke": [], "default": [],
+                                       "paper": ["mnist", "credit", "adult"]}),
+    "paper_epochs_1": ("training epochs of those runs (None: 10, 5, 20)", every_profile(None)),
+    "paper_lr_1": ("SGD step sizes of those runs (None: 30, 1, 0.1)", every_profile(None)),
     "mnist_images": ('MNIST images of Types II–III: "test" (the test split, offline; sizes '
                      'above) or "all" (70,000, the paper\'s 60,000 / 10,000 split; needs '
                      'the training images)', {"smoke": "test", "default": "test",
