@@ -12,6 +12,8 @@
 * :mod:`~ldp_companion.tvg.release`: releases by name (i.i.d. and directional);
 * :mod:`~ldp_companion.tvg.covariance`: the CTG covariance task (Eq. 33), JL and MM;
 * :mod:`~ldp_companion.tvg.experiments`: Types I–III (Figs. 3–5) at reduced scale;
+* :mod:`~ldp_companion.tvg.paper`, :mod:`~ldp_companion.tvg.paper_sgd`: the paper's own
+  networks and data sets, Types II–III (Table III) and Type I (Table II);
 * :mod:`~ldp_companion.tvg.items`, :mod:`~ldp_companion.tvg.params`: the paper's numbered
   items and the chapter's parameters.
 

@@ -34,7 +34,9 @@ process from generators derived from the grid's seed only.
 Deviations from the paper: the MNIST *test* split (10,000 images; the training images are
 not available offline) is split into train/private/test parts; a few epochs instead of full
 training; the breast-cancer data (AUC, as for the paper's Credit panel) instead of the
-paper's Type I data sets, with a 30 → 12 → 1 MLP.
+paper's Type I data sets, with a 30 → 12 → 1 MLP. The paper's own networks and data run in
+:mod:`ldp_companion.tvg.paper` (Types II–III) and :mod:`ldp_companion.tvg.paper_sgd` (Type I)
+where their files are present.
 """
 from __future__ import annotations
 
