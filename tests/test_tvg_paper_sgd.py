@@ -156,3 +156,25 @@ def test_grid_refuses_bad_input(assets, bad):
     with pytest.raises(ValueError):
         paper_sgd.type1_paper_grid(args.pop("tasks"), args.pop("mechanisms"), [1.0], 1, 0,
                                    **args)
+
+
+def test_clipped_fraction_counts_the_entries_the_clip_changes():
+    model = torch.nn.Linear(3, 1)
+    x, y = torch.ones(4, 3), torch.zeros(4)
+    everything = paper_sgd.clipped_fraction(model, x, y, 0.0)
+    nothing = paper_sgd.clipped_fraction(model, x, y, 1e9)
+    assert set(everything.values()) == {1.0} and set(nothing.values()) == {0.0}
+    # |gradient| = sigmoid(w·1 + b) per entry: a clip between two examples' values halves it
+    with torch.no_grad():
+        model.weight.zero_()
+        model.bias.zero_()
+    x2 = torch.tensor([[1.0, 1.0, 1.0], [0.1, 0.1, 0.1]])
+    assert paper_sgd.clipped_fraction(model, x2, torch.zeros(2), 0.3)["weight"] == 0.5
+
+
+def test_chance_is_the_majority_share_or_half_for_auc(assets):
+    frame = paper_sgd.type1_paper_grid(["credit", "adult"], ["none"], [1.0], 1, 0, epochs=1,
+                                       n_max=40)
+    chance = frame.set_index("task")["chance"]
+    _, _, _, y_te = paper_sgd.load_task("adult", 0, 40)
+    assert chance["credit"] == 0.5 and chance["adult"] == max(y_te.mean(), 1 - y_te.mean())
