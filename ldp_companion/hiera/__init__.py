@@ -1,6 +1,6 @@
 """HierA: hierarchical aggregation for numerical data under LDP (Hao, Wu & Wan, Sensors 2023).
 
-Brief: ``shared/papers/hiera.brief.md``. One module per idea:
+One module per idea of the paper:
 
 * :mod:`~ldp_companion.hiera.levels`: the levels ``D_1..D_k`` and budgets ``eps_1 > ... > eps_k``;
 * :mod:`~ldp_companion.hiera.grr`: GRR for the level report;

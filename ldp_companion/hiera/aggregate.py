@@ -2,11 +2,12 @@
 
 Two pool rules:
 
-* ``"paper"`` (Alg. 5 as resolved in brief §2.8): pool ``j`` holds ``m_j = max(1, mu - k + j)``
-  copies of ``V_j`` (the original plus the "compensation" copies) and one PLC conversion
-  ``V_{l->j}`` of every ``V_l`` with ``max(1, j - mu + 1) <= l < j``. Every report then counts
-  exactly ``mu`` times. ``compensation=False`` keeps one copy of ``V_j``: users who report
-  high levels then weigh less and the estimate is biased (brief C5).
+* ``"paper"`` (Alg. 5; the paper's text garbles step 5, rebuilt here): pool ``j`` holds
+  ``m_j = max(1, mu - k + j)`` copies of ``V_j`` (the original plus the "compensation"
+  copies) and one PLC conversion ``V_{l->j}`` of every ``V_l`` with
+  ``max(1, j - mu + 1) <= l < j``. Every report then counts exactly ``mu`` times.
+  ``compensation=False`` keeps one copy of ``V_j``: users who report high levels then weigh
+  less and the estimate is biased (as the sentence closing Alg. 5 warns).
 * ``"block"`` (the authors' prototype): levels form consecutive blocks of ``mu``, the last
   one ending at ``k``; every report is converted once to its block's top level
   ``h(i) = min(k, mu * ceil(i / mu))``.

@@ -1,6 +1,6 @@
-"""Closed-form variances, predicted errors and expected estimates (brief C5-C8).
+"""Closed-form variances, predicted errors and expected estimates (not in the paper).
 
-HierA's variance does not appear in the paper; the brief derives it (C6). With
+HierA's variance does not appear in the paper; it is derived here. With
 compensation every user contributes ``Z = (1/R) sum over its R copies of y / c`` to
 ``m* = mean_u Z_u`` (``R = mu`` for the paper rule, 1 for the block rule). A converted copy
 is ``y s`` with an independent ``s = ±1``, ``E[s] = c_j / c_i``, so for a user reporting
@@ -9,7 +9,8 @@ level ``i``
     E[Z^2 | t* = i] = 1 / c_i^2 + (1 / R^2) sum_{j > i} W[i, j] (1 / c_j^2 - 1 / c_i^2),
 
 and ``Var_u = sum_i G[t_u, i] E[Z^2 | t* = i] - v_u^2``; ``Var(m*) = sum_u Var_u / n^2``
-(unclipped). The extra terms are >= 0, so ``mu > 1`` never lowers the variance (C7).
+(unclipped). The extra terms are >= 0, so ``mu > 1`` never lowers the variance, against
+Fig. 1's claim (Sec. 6.1).
 
 Every per-user variance here depends on the data only through the level of ``v`` and
 ``v^2``, so a :class:`LevelSummary` (level fractions, per-level means, ``E[v^2]``) gives
@@ -82,7 +83,7 @@ def uniform_summary(levels: Levels) -> LevelSummary:
 
 
 def reported_level_second_moment(levels: Levels, mu: int = 1, rule: str = "paper") -> np.ndarray:
-    """``E[Z^2 | t* = i]`` for ``i = 1..k`` (brief C6-C7), with compensation.
+    """``E[Z^2 | t* = i]`` for ``i = 1..k`` (derived here), with compensation.
 
     ``mu = 1`` gives ``1 / c_i^2``; the block rule gives ``1 / c_{h(i)}^2``.
     """
@@ -111,7 +112,9 @@ def _method_check(method: str) -> str:
 
 def user_variance(v, levels: Levels, method: str = "hiera", mu: int = 1,
                   rule: str = "paper") -> np.ndarray:
-    """Per-user variance of each method's unbiased contribution (brief C6), same shape as ``v``.
+    """Per-user variance of each method's unbiased contribution, same shape as ``v``.
+
+    Not given in the paper; derived here.
 
     * ``"hiera"``: ``sum_i G[t, i] E[Z^2 | t* = i] - v^2`` (unclipped, with compensation);
     * ``"harmony"``: ``coth^2(eps_k / 2) - v^2``;
@@ -161,7 +164,7 @@ def predicted_mae(summary: LevelSummary, levels: Levels, n: int, method: str = "
                   mu: int = 1, rule: str = "paper") -> float:
     """``E|m* - m| ~ sqrt(2 Var(m*) / pi)`` with ``Var(m*) = mean_user_variance / n``.
 
-    Normal approximation, no clipping; accurate when pools are large (brief §5.4).
+    Normal approximation, no clipping (not in the paper); accurate when pools are large.
     """
     n = check_positive_int(n, "n")
     var = mean_user_variance(summary, levels, method, mu, rule) / n
@@ -176,7 +179,7 @@ def expected_estimate(summary: LevelSummary, levels: Levels, mu: int, rule: str 
     debiased to ``x`` in expectation, so the limit is
     ``sum_t P_t m_t (G R)_t / sum_t P_t (G R)_t``. With compensation ``R_i = mu`` for every
     ``i`` and this is the true mean (Thm 3); without, users with high reported levels are
-    under-weighted (brief C5: -0.0982 on uniform data, base 0.5, ``mu = 5``). With
+    under-weighted (computed here: -0.0982 on uniform data, base 0.5, ``mu = 5``). With
     ``flip_rule="paper"`` every PLC conversion debiases to ``-x`` instead of ``x``.
     """
     levels = _check_levels(levels)

@@ -4,7 +4,7 @@ The paper gives a Gaussian with mean 0.3 and sd 0.2 and an exponential with "sd 
 [-1, 1], but not how they are confined to [-1, 1]. Default: truncation (the law conditioned
 on [-1, 1], sampled exactly by the inverse CDF, which is the law rejection sampling gives);
 ``mode="clip"`` piles the outside mass on the ends instead. The exponential starts at 0, so
-its support is [0, 1] (brief §5.1).
+its support is [0, 1] (our reading: the paper gives no location).
 """
 from __future__ import annotations
 

@@ -33,7 +33,8 @@ __all__ = ["HierAConfig", "BASELINES", "age_stand_in", "lweekinc_stand_in", "res
 #: Single-level and graded baselines of Fig. 2 (Harmony and PM at the smallest budget).
 BASELINES = ("harmony", "pm", "graded_laplace")
 
-#: Regression stand-ins for Fig. 3 (brief §5.1): table, target, features, one-hot columns.
+#: Regression stand-ins (ours, offline) for Fig. 3's IPUMS data: table, target, features,
+#: one-hot columns.
 SGD_TASKS = {
     "401ksubs": ("401ksubs", "inc", ("age", "fsize", "nettfa", "marr", "male", "e401k",
                                      "p401k", "pira"), ()),
@@ -221,12 +222,13 @@ def mean_grid(datasets: dict, eps_grid, runs: int, seed: int, *, configs=(HierAC
 
 def predicted_grid(datasets: dict, eps_values, *, configs=(HierAConfig(),),
                    baselines=BASELINES) -> pd.DataFrame:
-    """Analytic ``sqrt(2 Var(m*) / pi)`` (brief §5.4; unclipped, normal approximation),
+    """Analytic ``sqrt(2 Var(m*) / pi)`` (not in the paper; unclipped, normal approximation),
     ``Var(m*)`` and the large-``n`` bias for every (data set, base ε, method).
 
-    ``variance`` assumes compensation and the correct flip rule (brief C6); ``limit_bias`` is
-    :func:`~ldp_companion.hiera.expected_estimate` minus the true mean (0 for baselines, and
-    for HierA with compensation and the correct flip rule, Thm 3).
+    ``variance`` (derived here; the paper gives none) assumes compensation and the correct
+    flip rule; ``limit_bias`` is :func:`~ldp_companion.hiera.expected_estimate` minus the
+    true mean (0 for baselines, and for HierA with compensation and the correct flip rule,
+    Thm 3).
 
     Returns
     -------

@@ -3,9 +3,10 @@
 Each value gets noise at its *own* level's budget. Within one level this is
 ``eps_t``-LDP, but across levels the noise scale itself leaks the level: for ``x`` in level
 ``a`` and ``x'`` in level ``b`` the log density ratio grows like ``|eps_a - eps_b| / 2 * |y|``
-without bound (brief C3), so the baseline is not graded LDP for any ``r``. It is kept as the
-paper's baseline, with that caveat. It does not fit the one-budget
-:class:`~ldp_companion.mechanisms.base.ScalarMechanism` interface, so it is not registered.
+without bound (the paper does not note this), so the baseline is not graded LDP (Def. 2) for
+any ``r``. It is kept as the paper's baseline, with that caveat. It does not fit the
+one-budget :class:`~ldp_companion.mechanisms.base.ScalarMechanism` interface, so it is not
+registered.
 """
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ class GradedLaplace:
         """``log f(y | x) / f(y | x')``, broadcasting ``y``, ``x`` and ``x'``.
 
         For ``x``, ``x'`` at different levels it is unbounded in ``y``: far out it grows
-        like :meth:`tail_slope` ``* |y|`` (brief C3).
+        like :meth:`tail_slope` ``* |y|``, so the baseline is not graded LDP (Def. 2).
         """
         return self.log_density(y, x) - self.log_density(y, x_prime)
 

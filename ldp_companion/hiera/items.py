@@ -216,11 +216,11 @@ CLAIM_REFS = {
 #   * Def. 1 "implemented" by ldp_companion.audit.law_log_ratio (the exact sup log ratio of two
 #     output laws); no claim checks Def. 1 as such. Def. 2 "implemented" by hiera.privacy.privacy_matrix
 #     (claimed_bound gives its r); thm2-min uses Def. 2's r = min reading but is mapped to Theorem 2 only.
-#   * levels-p-c -> Sec. 6 (the budget set {5ε,...,ε}) and Alg. 3 (pₜ of step 4); values are the
-#     brief's computed references, the paper prints none.
+#   * levels-p-c -> Sec. 6 (the budget set {5ε,...,ε}) and Alg. 3 (pₜ of step 4); values are
+#     computed here, the paper prints none.
 #   * grr-matrix -> Alg. 3 (step 2) and Sec. 3.1 (where GRR is defined in prose).
-#   * baseline-variances / variance-formula check variance formulas the paper never states (the
-#     brief derived them); mapped to the mechanisms they describe (Alg. 1, Alg. 2, Alg. 5, and
+#   * baseline-variances / variance-formula check variance formulas the paper never states
+#     (derived here); mapped to the mechanisms they describe (Alg. 1, Alg. 2, Alg. 5, and
 #     Sec. 3.1 for graded Laplace's 8/εₜ², which follows from Sec. 3.1's Lap(2/ε_x), variance 2λ²).
 #   * mu-never-helps -> Fig. 1 and Sec. 4.2 (Sec. 4.2 claims PLC "leads to a significant improvement
 #     in the accuracy"); mu-second-moments -> Fig. 1 (analytic counterpart); per-user-variances ->

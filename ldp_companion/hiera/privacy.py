@@ -1,4 +1,4 @@
-"""Exact privacy of LHP's output against Theorem 2's claim (brief C1-C2, errata 3).
+"""Exact privacy of LHP's output against Theorem 2's claim (Sec. 4.3).
 
 Theorem 2 claims ``P(M(x) = y) / P(M(x') = y) <= e^{max(eps_a, eps_b)}`` for ``x`` in level
 ``a`` and ``x'`` in level ``b`` (graded LDP, Def. 2, with ``r = max``). Its proof bounds the
@@ -9,9 +9,9 @@ The object that matters is the joint output ``<t*, y>``:
 
 For a fixed output it is linear in ``v`` within a level, so the supremum over an interval
 is reached at its ends (the closure's, for an open end; there the supremum is a limit).
-The level report alone always stays within the claim (C1); at the paper's layouts the value
-report alone does too (errata 3), but the joint output does not (C2: 8.067 against 5 at
-base 1).
+The level report alone always stays within the claim (the GRR step of the proof is right);
+at the paper's layouts the value report alone does too, but the joint output does not
+(8.067 against 5 at base 1, computed here).
 """
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ def privacy_matrix(levels: Levels, part: str = "joint") -> np.ndarray:
     ----------
     levels : Levels
     part : {"joint", "level", "value"}
-        ``"level"``: ``t*`` alone (brief C1, within the claim); ``"value"``: ``y`` alone
-        (within the claim, errata 3); ``"joint"``: ``<t*, y>`` (exceeds it, C2).
+        ``"level"``: ``t*`` alone (within the claim); ``"value"``: ``y`` alone
+        (within the claim); ``"joint"``: ``<t*, y>`` (exceeds it).
     """
     levels = _check_levels(levels)
     _check_part(part)
@@ -102,9 +102,10 @@ def claimed_bound(levels: Levels, r: str = "max") -> np.ndarray:
 
 
 def composed_bound(levels: Levels) -> np.ndarray:
-    """A bound that does hold for the joint output: ``max(eps_a, eps_b) + eps_1`` (brief §6.6).
+    """A bound that does hold for the joint output: ``max(eps_a, eps_b) + eps_1``.
 
-    The level report costs at most ``max(eps_a, eps_b)`` (C1) and the value bit at most
+    Not in the paper; derived here. The level report costs at most ``max(eps_a, eps_b)``
+    (the GRR step of Theorem 2's proof) and the value bit at most
     ``eps_1``, the largest budget it can be perturbed with; sequential composition (Thm 1)
     adds them.
     """

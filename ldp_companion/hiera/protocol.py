@@ -97,7 +97,8 @@ def plc_keep_probability(eps_i: float, eps_j: float, flip_rule: str = "correct")
     * ``"correct"``: ``q = (p_i + p_j - 1) / (2 p_i - 1) = (1 + c_j / c_i) / 2``, the solution
       of ``p_i q + (1 - p_i)(1 - q) = p_j``;
     * ``"paper"``: ``1 - (p_i + p_j - 1) / (2 p_i - 1) = (1 - c_j / c_i) / 2``, the printed flip
-      probability taken literally (errata 1).
+      probability taken literally (the paper's error: Sec. 4.2 prints ``1 - q`` equal to
+      ``q``).
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ group computes ``grad R_i = 2 (beta^T x~_i - y_i) x~_i + lam beta``, clips every
 to [-1, 1] (Sec. 5) and reports it privately; the aggregator averages and steps
 ``beta <- beta - gamma_t * g_hat``.
 
-The paper leaves out, and these defaults fill in (brief §2.9, §6.12-6.13):
+The paper leaves out, and these defaults (our choices) fill in:
 
 * ``beta_0 = 0``; ``G = max(1, ceil(d ln d / eps^2))`` with ``eps`` the smallest budget;
   ``gamma_t = lr0 / t`` (``"1/sqrt(t)"`` offered: the dump may have lost a radical), ``lr0 = 1``;

@@ -1,4 +1,4 @@
-"""Duchi et al.'s one-dimensional mechanism (brief of the PM/Three-Outputs paper, §2.2)."""
+"""Duchi et al.'s one-dimensional mechanism (PM/Three-Outputs paper, introduction, Table I)."""
 from __future__ import annotations
 
 import numpy as np

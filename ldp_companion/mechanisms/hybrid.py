@@ -1,6 +1,6 @@
 """Mixtures of a piecewise mechanism and Three-Outputs: HM and HM-TP.
 
-Brief of the PM/Three-Outputs paper, §2.4 (HM, Wang et al.) and §2.8 (HM-TP, Lemmas 10–11,
+PM/Three-Outputs paper: HM of Wang et al. [8] (introduction) and HM-TP (Sec. V-E, Lemmas 10–11,
 Eqs. (150)–(151)). With probability ``w`` the mixture runs a member of the piecewise family,
 otherwise Three-Outputs; Duchi's mechanism is Three-Outputs with ``a = 0``. Both parts are
 unbiased, so ``Var = w Var_pw + (1 - w) Var_3O``; the output law has the Three-Outputs atoms
@@ -99,7 +99,7 @@ class Mixture(ScalarMechanism):
 
 
 class HM(Mixture):
-    """Wang et al.'s Hybrid Mechanism: PM w.p. :func:`hm_alpha`, Duchi otherwise (brief §2.4).
+    """Wang et al.'s Hybrid Mechanism [8]: PM w.p. :func:`hm_alpha`, Duchi otherwise.
 
     For ``eps > eps* = 0.609352`` the variance is flat in ``x``:
     ``(s + 3) / (3 s (s - 1)) + (E + 1)^2 / (s (E - 1)^2)`` with ``s = e^{eps/2}``.
@@ -114,7 +114,7 @@ class HM(Mixture):
 
 
 class HMTP(Mixture):
-    """HM-TP: PM-SUB w.p. :func:`hm_tp_beta`, optimal Three-Outputs otherwise (brief §2.8)."""
+    """HM-TP: PM-SUB w.p. :func:`hm_tp_beta`, optimal Three-Outputs otherwise (Sec. V-E)."""
 
     name = "hm_tp"
     max_epsilon = PMSub.max_epsilon
@@ -129,14 +129,15 @@ def _var0_minus_duchi(piecewise_cls, eps):
     return float(piecewise_cls(eps).variance(0.0)) - ThreeOutputs(eps, a=0.0).C ** 2
 
 
-#: HM's threshold ``eps*``: ``Var_PM(0) = C_D^2`` (brief §2.4).
+#: HM's threshold ``eps*``: ``Var_PM(0) = C_D^2`` (Wang et al. [8]).
 HM_EPS_STAR = optimize.brentq(lambda e: _var0_minus_duchi(PM, e), 0.3, 1.0, xtol=1e-15)
-#: HM-TP's threshold ``eps_beta``: ``Var_SUB(0) = C_D^2``; ``beta* = 0`` below it (brief §2.8).
+#: HM-TP's threshold ``eps_beta``: ``Var_SUB(0) = C_D^2``; ``beta* = 0`` below it (derived
+#: here; the paper's Eq. (150), Lemma 10, is lost from its text).
 HMTP_EPS_BETA = optimize.brentq(lambda e: _var0_minus_duchi(PMSub, e), 0.3, 1.0, xtol=1e-15)
 
 
 def hm_alpha(epsilon: float) -> float:
-    """Wang et al.'s mixing weight: ``1 - e^{-eps/2}`` if ``eps > eps*``, else 0 (brief §2.4).
+    """Wang et al.'s mixing weight [8]: ``1 - e^{-eps/2}`` if ``eps > eps*``, else 0.
 
     ``eps > eps*`` is tested as ``Var_PM(0) < C_D^2``, its definition.
     """
@@ -145,7 +146,9 @@ def hm_alpha(epsilon: float) -> float:
 
 
 def hm_tp_beta(epsilon: float) -> float:
-    """HM-TP's ``beta* = argmin_beta max_x Var_HT`` by the quadratic of the brief, §2.8.
+    """HM-TP's ``beta* = argmin_beta max_x Var_HT`` (Lemma 10) by a quadratic derived here.
+
+    The paper's Eq. (150) (Lemma 10, Appendix M) is lost from its text.
 
     With PM-SUB's ``Var = a_P x^2 + b_P``, Three-Outputs' ``Var = c0 + c1 |x| - x^2`` and
     ``gamma = 1 + a_P``, the worst case for ``beta < 1/gamma`` is at the interior point
@@ -153,8 +156,8 @@ def hm_tp_beta(epsilon: float) -> float:
     ``4 (b_P - c0)(1 - gamma beta)^2 + c1^2 (1 - beta)(gamma beta + gamma - 2) = 0``.
     In ``u = 1 - gamma beta`` it reads ``(c1^2 - 4 gamma (b_P - c0)) u^2 = c1^2 a_P^2``, so
     ``beta = (1 - c1 a_P / sqrt(c1^2 - 4 gamma (b_P - c0))) / gamma``, clipped at 0 (and 0 if
-    the root does not exist, where ``V`` increases in ``beta``). This covers the three
-    regimes of the brief: ``beta = 0`` for ``eps <= eps_beta``, ``beta = 1 / gamma``
+    the root does not exist, where ``V`` increases in ``beta``). This covers three
+    regimes: ``beta = 0`` for ``eps <= eps_beta``, ``beta = 1 / gamma``
     (``c1 = 0``) on ``(eps_beta, ln 2]``, the quadratic's root above. Cross-checked against
     :func:`hm_tp_beta_minimax`.
     """

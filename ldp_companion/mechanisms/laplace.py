@@ -1,4 +1,4 @@
-"""The Laplace mechanism on [-1, 1] (baseline; brief of the PM/Three-Outputs paper, §2.1)."""
+"""The Laplace mechanism on [-1, 1] (baseline; PM/Three-Outputs paper, introduction, Table I)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,6 @@
 """The 3-piece "piecewise" family and its members PM, PM-SUB and PM-OPT.
 
-Brief of the PM/Three-Outputs paper, §2.3 and §2.6 (Alg. 3, Alg. 4, Eqs. (26)–(32),
+Secs. V-B and V-C of the PM/Three-Outputs paper (Alg. 3, Alg. 4, Eqs. (26)–(32),
 Lemmas 6–7). For a parameter ``t > 0`` and ``E = e^eps`` the output ``Y`` lies in
 ``[-A, A]`` and has density ``p`` on the band ``[L(x), R(x)]`` and ``p / E`` elsewhere.
 Wang et al.'s PM is ``t = e^{eps/2}``, PM-SUB is ``t = e^{eps/3}`` and PM-OPT takes the
@@ -137,7 +137,7 @@ class Piecewise(ScalarMechanism):
 
 
 class PM(Piecewise):
-    """Wang et al.'s Piecewise Mechanism: ``t = e^{eps/2}`` (brief §2.3).
+    """Wang et al.'s Piecewise Mechanism [8]: ``t = e^{eps/2}`` (Sec. V-C of the paper).
 
     ``Var[Y | x] = x^2 / (s - 1) + (s + 3) / (3 (s - 1)^2)`` with ``s = e^{eps/2}``; worst
     case ``4 s / (3 (s - 1)^2)`` at ``|x| = 1``.

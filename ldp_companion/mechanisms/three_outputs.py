@@ -1,4 +1,4 @@
-"""Three-Outputs (brief of the PM/Three-Outputs paper, §2.5; Alg. 2, Eqs. (2)–(8), Lemmas 1–5).
+"""Three-Outputs (PM/Three-Outputs paper, Sec. V-A; Alg. 2, Eqs. (2)–(8), Lemmas 1–5).
 
 The output is one of ``{-C, 0, C}`` (2 bits). With ``E = e^eps`` and ``a = P_{0<-0}``:
 

@@ -1,16 +1,17 @@
 """Discretization post-processing of a continuous output (Alg. 5, Lemmas 8–9).
 
-Brief of the PM/Three-Outputs paper, §2.7 and §3.6. A continuous output ``Y`` in
+Sec. V-D of the PM/Three-Outputs paper. A continuous output ``Y`` in
 ``[-A, A]`` is rounded at random onto the grid ``z_i = i A / m``, ``i = -m, ..., m``
 (``2m + 1`` outputs): if ``Y`` lies in ``[z_i, z_{i+1}]`` the result is ``z_{i+1}`` with
 probability ``(Y - z_i) m / A`` and ``z_i`` otherwise (Lemma 8, Eq. (35)). So
 ``E[Z | Y] = Y`` and the variance grows by ``E[(Y - z_i)(z_{i+1} - Y)] >= 0`` (Lemma 9).
 
-The paper's "number of segments" may mean ``m`` or ``2m``, so everything here is
-parametrized by the number of outputs ``2m + 1`` (odd, >= 3), the brief's §6 item 9.
+The paper's "number of segments" (Sec. VII-C) may mean ``m`` or ``2m``, so everything here
+is parametrized by the number of outputs ``2m + 1`` (odd, >= 3): our choice.
 
 For the hybrids HM and HM-TP only the continuous branch (PM or PM-SUB) is discretized, on its
-own ``[-A, A]``; the Three-Outputs / Duchi atoms are kept (brief §2.7).
+own ``[-A, A]``; the Three-Outputs / Duchi atoms are kept (our choice: Sec. VII-C discretizes
+HM and HM-TP without saying how).
 
 Exact law. With ``h = A / m`` and the hat function ``phi_i(y) = max(0, 1 - |y - z_i| / h)``,
 ``P(Z = z_i | Y = y) = phi_i(y)``, so ``P(Z = z_i | x) = int f(y | x) phi_i(y) dy``. The density
@@ -248,8 +249,8 @@ class Discretized(ScalarMechanism):
     def privacy_ratio(self) -> float:
         """``max_z max_x P(z | x) / min_x P(z | x)``, exact over the pieces of :meth:`knots`.
 
-        Post-processing keeps ``eps``-LDP, so this is at most ``e^eps`` (brief §3.1); it is
-        strictly below for ``m = 1``.
+        Post-processing (Sec. V-D) keeps ``eps``-LDP (Definition 1), so this is at most
+        ``e^eps``; it is strictly below for ``m = 1``.
         """
         knots = self.knots()
 
@@ -272,7 +273,7 @@ def discretized(name: str, epsilon: float, n_outputs: int) -> Discretized:
 
 
 def worst_case_by_outputs(name: str, eps_grid, outputs_grid) -> pd.DataFrame:
-    """Worst-case variance of ``name`` discretized to each number of outputs (brief §3.6).
+    """Worst-case variance of ``name`` discretized to each number of outputs (Lemma 9).
 
     Returns a DataFrame indexed by ε with one column per number of outputs and a last column
     ``"continuous"`` (the mechanism without Alg. 5).

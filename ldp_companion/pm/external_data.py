@@ -319,8 +319,9 @@ def load_vehicle(path=None, scaled: bool = True, *, positive=1, negative=None,
     [-1, 1] (``combined_scale*``). The paper uses "a 100-dimensional feature and a binary
     label" for an SVM but does not say how the three classes become two. Default here:
     one-vs-rest, class ``positive`` (1) -> +1 and every other class -> -1, which keeps all
-    98,528 rows (the size the brief gives). ``negative=2`` instead keeps only classes 1 and 2
-    (the two-vehicle-type task of the q-FFL / MOCHA benchmarks) and drops the rest.
+    98,528 rows (the row count of the two public files; the paper's own count is lost from
+    its text). ``negative=2`` instead keeps only classes 1 and 2 (the two-vehicle-type task
+    of the q-FFL / MOCHA benchmarks) and drops the rest.
 
     Parameters
     ----------

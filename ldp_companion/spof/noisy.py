@@ -302,7 +302,7 @@ def noisy_identities(rng, n: int = 14, l: int = 7, sigma: float = 5.0,
     }
 
 
-# --------------------------------------------------------------------------- Thm. 1, C6
+# --------------------------------------------------------------------------- Thm. 1
 def noisy_bce(x, z, b, t) -> np.ndarray:
     """Exact BCE of the noisy logit ``ẑ = b z - t`` (Eqs. 40, 38): ``sp(ẑ) - x ẑ``.
 
@@ -409,7 +409,7 @@ def coefficient_snr(alpha, scale) -> np.ndarray:
     return np.abs(_real(alpha, "alpha")) / (math.sqrt(2.0) * _positive(scale, "scale"))
 
 
-# --------------------------------------------------------------------------- App. F.II, C7
+# --------------------------------------------------------------------------- App. F.II
 def x_of_y(y, h) -> np.ndarray:
     """``X(y) = y / (1 + h(y - 1))`` with ``y = e^D`` (App. F.II, after Eq. 49).
 
@@ -536,7 +536,7 @@ def fx_pdf_paper(t, h, st) -> np.ndarray:
 
 def fx_cdf_paper(t, h, st) -> np.ndarray:
     """CDF of Eq. 53: ``Φ(ln(t/(1-ht+h)) / st)`` on its support (the paper's inverse in the
-    CDF). Brief C7 at ``st=1, h=0.5``: 0.1798 at ``t=0.5`` and 0.7559 at ``t=1.5``."""
+    CDF). At ``st=1, h=0.5`` (computed here): 0.1798 at ``t=0.5`` and 0.7559 at ``t=1.5``."""
     return _cdf(t, h, st, "paper")
 
 
@@ -549,7 +549,7 @@ def fx_ppf_paper(p, h, st) -> np.ndarray:
     return _b_of_d(_st(st) * special.ndtri(p), h / (1.0 + h))   # (1+h)y / (1 + hy)
 
 
-# --------------------------------------------------------------------------- Eq. 54, C8, C9
+# --------------------------------------------------------------------------- Eq. 54, Figs. 4-5
 def _bmax_args(b, h, st, l, D):
     b = _real(b, "b")
     l = check_positive_int(l, "l")
@@ -696,7 +696,7 @@ def fig5_authors(sigmas=FIG5_SIGMAS, wnorm: float = WNORM_AUTHORS, l: int = 7) -
 
 def fig5_correct(sigmas=FIG5_SIGMAS, wnorm: float = WNORM_AUTHORS, l: int = 7, D: int = 100,
                  h: float = 0.0) -> np.ndarray:
-    """``Pr[b_max ≤ 1] = F_X(1/l)^D`` under the paper's own definitions (Eqs. 54-56; C9).
+    """``Pr[b_max ≤ 1] = F_X(1/l)^D`` under the paper's own definitions (Eqs. 54-56).
 
     Reference (``h = 0``, ``wnorm = 21.6025``, ``l = 7``, ``D = 100``): 2.8e-74, 3.5e-45,
     1.6e-37, 4.6e-34, 2.0e-32, 1.9e-31, 3.8e-31 at ``σ = 0.1, 0.25, 0.5, 1, 2, 5, 10``;
