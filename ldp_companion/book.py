@@ -11,7 +11,8 @@ from pathlib import Path
 from types import ModuleType
 
 from ldp_companion import appendix, byom, hiera, pm, spof, tldp, tvg
-from ldp_companion.appendix import items as _a_items, params as _a_params
+from ldp_companion.appendix import (exercises as _a_ex, items as _a_items,
+                                    params as _a_params)
 from ldp_companion.byom import items as _b_items, params as _b_params
 from ldp_companion.coverage import PaperItems
 from ldp_companion.exercises import ExerciseSet
@@ -20,9 +21,12 @@ from ldp_companion.hiera import (exercises as _hiera_ex, items as _hiera_items,
 from ldp_companion.pm import (exercises as _pm_ex, items as _pm_items, params as _pm_params,
                               reconstructions as _pm_rec)
 from ldp_companion.profiles import ChapterParams
-from ldp_companion.spof import items as _spof_items, params as _spof_params
-from ldp_companion.tldp import items as _tldp_items, params as _tldp_params
-from ldp_companion.tvg import items as _tvg_items, params as _tvg_params
+from ldp_companion.spof import (exercises as _spof_ex, items as _spof_items,
+                                params as _spof_params)
+from ldp_companion.tldp import (exercises as _tldp_ex, items as _tldp_items,
+                                params as _tldp_params)
+from ldp_companion.tvg import (exercises as _tvg_ex, items as _tvg_items,
+                               params as _tvg_params)
 
 __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
            "chapter_number", "params_markdown", "sync_parameters", "README_START", "README_END"]
@@ -40,7 +44,8 @@ ITEMS: dict[str, PaperItems] = {i.ITEMS.chapter: i.ITEMS for i in (
 
 #: Chapters whose exercises check themselves (:mod:`ldp_companion.exercises`): chapter -> its
 #: exercise set.
-EXERCISES: dict[str, ExerciseSet] = {e.EXERCISES.chapter: e.EXERCISES for e in (_pm_ex, _hiera_ex)}
+EXERCISES: dict[str, ExerciseSet] = {e.EXERCISES.chapter: e.EXERCISES for e in (
+    _tldp_ex, _tvg_ex, _pm_ex, _spof_ex, _hiera_ex, _a_ex)}
 
 #: Chapters whose paper's text lost formulas or numbers: chapter -> its ``reconstructions``
 #: module (``NOTE``, ``RECONSTRUCTED``).
