@@ -12,7 +12,7 @@ FORCE ?=
 .PHONY: install book site test notebooks student format lock clean help
 help:
 	@echo "make book       execute the chapters (PROFILE=$(PROFILE)) in parallel and build the HTML site;"
-	@echo "                a chapter whose source, parameters and package code are unchanged comes"
+	@echo "                a chapter whose source, parameters, package code and data are unchanged comes"
 	@echo "                from the cache (make book FORCE=1 re-executes all)"
 	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
 	@echo "make notebooks  write notebooks/*.ipynb (for papermill) from the .md sources"

@@ -172,15 +172,51 @@ def package_sources(source: Path, package: Path = REPO / "ldp_companion") -> lis
     return out
 
 
-def cache_key(source: Path, parameters: dict, package: Path = REPO / "ldp_companion") -> str:
+def data_fingerprint(root: Path | None = None, depth: int = 3) -> list[str]:
+    """What the data folder holds, as far as a run can tell cheaply: the path, size and
+    modification time of every file and folder down to ``depth`` levels under ``root`` (the
+    data folder of :func:`ldp_companion.datasets.cache_dir` by default).
+
+    Adding, removing or replacing a data file (say, the CIFAR-10 batches that turn a chapter's
+    paper panels on) changes it; a folder deeper than ``depth`` shows through its parent's
+    modification time when entries are added to or removed from it."""
+    if root is None:
+        from ldp_companion.datasets import cache_dir
+
+        root = cache_dir()
+    root = Path(root)
+    out = [str(root.resolve())]
+
+    def walk(folder: Path, level: int) -> None:
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            out.append(f"{entry.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns}")
+            if entry.is_dir() and level < depth:
+                walk(entry, level + 1)
+
+    walk(root, 1)
+    return out
+
+
+def cache_key(source: Path, parameters: dict, package: Path = REPO / "ldp_companion",
+              data: Path | None = None) -> str:
     """Hash of what a chapter's run depends on: its source, its parameters, the package source
-    it can import (:func:`package_sources`) and the installed versions."""
+    it can import (:func:`package_sources`), the installed versions and the data folder's
+    contents (:func:`data_fingerprint` of ``data``, by default the data folder in use)."""
     h = hashlib.sha256()
     h.update(Path(source).read_bytes())
     h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
     for path in package_sources(source, package):
         h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     h.update(json.dumps(versions(), sort_keys=True).encode())
+    h.update("\n".join(data_fingerprint(data)).encode())
     return h.hexdigest()
 
 

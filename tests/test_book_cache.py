@@ -83,6 +83,27 @@ def test_cache_key_follows_source_parameters_and_only_imported_chapter_packages(
     assert pkg / "hiera" / "levels.py" in files and pkg / "pm" / "theory.py" not in files
 
 
+def test_cache_key_follows_the_data_folder(tiny_book, tmp_path):
+    """A data file added (say, the paper's CIFAR-10 batches), replaced or removed changes the
+    key, so `make book` re-executes the chapters that may now read it."""
+    src, pkg = tiny_book / "notebooks" / "01-one.md", tiny_book / "ldp_companion"
+    data = tmp_path / "data"
+    (data / "MNIST" / "raw").mkdir(parents=True)
+    key = lambda: runner.cache_key(src, {"profile": "smoke"}, pkg, data)
+    before = key()
+    assert key() == before
+    batch = data / "cifar-10-batches-py" / "data_batch_1"
+    batch.parent.mkdir()
+    batch.write_bytes(b"x")
+    added = key()
+    assert added != before
+    batch.write_bytes(b"xy")
+    assert key() != added
+    batch.unlink()
+    batch.parent.rmdir()
+    assert key() == before                          # back to what the folder held
+
+
 def test_a_kernel_that_dies_at_start_is_started_again_but_a_failing_cell_is_not(
         tiny_book, monkeypatch):
     import papermill
