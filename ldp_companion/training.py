@@ -2,7 +2,8 @@
 
 * :func:`as_tensor`: a numpy array on a device, with a dtype;
 * :func:`fit_classifier`: mini-batch Adam on the cross-entropy, the batch order drawn from an
-  explicit ``torch.Generator`` (so a grid cell's generator fixes it).
+  explicit ``torch.Generator`` (so a grid cell's generator fixes it);
+* :func:`batched_outputs`: a model's outputs on many inputs, a batch at a time.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-__all__ = ["as_tensor", "fit_classifier"]
+__all__ = ["as_tensor", "fit_classifier", "batched_outputs"]
 
 
 def as_tensor(x, device: torch.device, dtype=torch.float32) -> torch.Tensor:
@@ -34,3 +35,14 @@ def fit_classifier(model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, epochs
             opt.zero_grad(set_to_none=True)
             F.cross_entropy(model(x[idx]), y[idx]).backward()
             opt.step()
+
+
+@torch.no_grad()
+def batched_outputs(model: nn.Module, x, device: torch.device, *, dtype=torch.float32,
+                    batch_size: int = 1024) -> np.ndarray:
+    """``model(x)`` in evaluation mode, ``batch_size`` inputs at a time, each output flattened
+    to a row: an (n, outputs) float64 array on the CPU."""
+    model.eval()
+    out = [model(as_tensor(x[s:s + batch_size], device, dtype)).flatten(1).double().cpu()
+           for s in range(0, len(x), batch_size)]
+    return torch.cat(out).numpy()

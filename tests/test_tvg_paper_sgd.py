@@ -178,3 +178,14 @@ def test_chance_is_the_majority_share_or_half_for_auc(assets):
     chance = frame.set_index("task")["chance"]
     _, _, _, y_te = paper_sgd.load_task("adult", 0, 40)
     assert chance["credit"] == 0.5 and chance["adult"] == max(y_te.mean(), 1 - y_te.mean())
+
+
+def test_a_non_finite_output_counts_as_wrong():
+    """A model whose output is NaN on every row scores accuracy 0, not the share of the class
+    a NaN would map to."""
+    class Nan(torch.nn.Module):
+        def forward(self, x):
+            return torch.full((len(x), 10), math.nan)
+
+    x, y = np.zeros((8, 1, 28, 28), np.float32), np.zeros(8, np.int64)
+    assert paper_sgd._evaluate("mnist", Nan(), x, y, torch.device("cpu"))["accuracy"] == 0.0

@@ -35,7 +35,7 @@ from ldp_companion import paper_assets
 from ldp_companion.device import one_thread, seed_torch_global, torch_device
 from ldp_companion.grid import run_grid
 from ldp_companion.models import BiLSTMEncoder
-from ldp_companion.training import as_tensor, fit_classifier
+from ldp_companion.training import as_tensor, batched_outputs, fit_classifier
 from ldp_companion.tvg.experiments import (TYPE2_MECHANISMS, TYPE3_MECHANISMS, _accuracy,
                                            _check_grid, _check_names, _init_uniform, _per_task,
                                            release_directional_batches, release_iid_batches)
@@ -163,13 +163,10 @@ def _accuracy_of(model: nn.Module, task: str, x: np.ndarray, y: np.ndarray, dev)
     return sum(n * a for n, a in parts) / len(y)
 
 
-@torch.no_grad()
 def _features(extractor: nn.Module, task: str, x: np.ndarray, dev) -> np.ndarray:
     """Features of ``x`` (n, F) as float64, computed in batches."""
-    extractor.eval()
-    out = [extractor(_inputs(task, x[s:s + _EVAL_BATCH], dev)).flatten(1).double().cpu()
-           for s in range(0, len(x), _EVAL_BATCH)]
-    return torch.cat(out).numpy()
+    return batched_outputs(extractor, x, dev, batch_size=_EVAL_BATCH,
+                           dtype=torch.long if task == "imdb" else torch.float32)
 
 
 @functools.lru_cache(maxsize=2)

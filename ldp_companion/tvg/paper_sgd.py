@@ -44,7 +44,7 @@ from torch.func import grad, vmap
 from ldp_companion import paper_assets
 from ldp_companion.device import one_thread, seed_torch, torch_device
 from ldp_companion.grid import run_grid
-from ldp_companion.training import as_tensor
+from ldp_companion.training import as_tensor, batched_outputs
 from ldp_companion.tvg.experiments import (TYPE1_MECHANISMS, _check_grid, _check_names,
                                            _check_positive_real, _example_loss,
                                            _init_uniform, _mlp, _per_task, dp_sgd,
@@ -157,23 +157,19 @@ def load_task(task: str, data_seed: int, n_max: int | None = None) -> tuple:
 
 # --------------------------------------------------------------------------- cells
 
-@torch.no_grad()
-def _scores(model: nn.Module, x: np.ndarray, dev) -> np.ndarray:
-    model.eval()
-    out = [model(as_tensor(x[s:s + _EVAL_BATCH], dev)).double().cpu()
-           for s in range(0, len(x), _EVAL_BATCH)]
-    return np.nan_to_num(torch.cat(out).numpy(), nan=0.0)
-
-
 def _evaluate(task: str, model: nn.Module, x: np.ndarray, y: np.ndarray, dev) -> dict:
-    out = _scores(model, x, dev)
+    """Accuracy (a row with a non-finite output counts as wrong), AUC (non-finite scores read
+    as 0) and the chance level of ``task``'s test part."""
+    out = batched_outputs(model, x, dev, batch_size=_EVAL_BATCH)
+    finite = np.isfinite(out).all(axis=1)
+    out = np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
     majority = float(np.bincount(y.astype(np.int64)).max() / len(y))
     if task == "mnist":
-        return {"accuracy": float(np.mean(out.argmax(axis=1) == y)), "auc": math.nan,
+        return {"accuracy": float(np.mean((out.argmax(axis=1) == y) & finite)), "auc": math.nan,
                 "chance": majority}
     score = out[:, 0]
     auc = float(roc_auc_score(y, score)) if 0 < y.sum() < len(y) else math.nan
-    return {"accuracy": float(np.mean((score > 0) == (y > 0.5))), "auc": auc,
+    return {"accuracy": float(np.mean(((score > 0) == (y > 0.5)) & finite)), "auc": auc,
             "chance": 0.5 if METRICS[task] == "auc" else majority}
 
 
