@@ -29,6 +29,7 @@ from ldp_companion.tvg import (exercises as _tvg_ex, items as _tvg_items,
                                params as _tvg_params)
 
 __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
+           "resolved_items",
            "chapter_number", "params_markdown", "sync_parameters", "README_START", "README_END"]
 
 PACKAGES: dict[str, ModuleType] = {
@@ -76,9 +77,18 @@ README_END = "<!-- end of parameters table -->"
 _CELL = re.compile(r"(```\{code-cell\} ipython3\n:tags: \[parameters, hide-input\]\n\n)(.*?)(\n```)", re.S)
 
 
+def resolved_items(ledger_dir: Path) -> dict[str, PaperItems]:
+    """Every chapter's items as its run in ``ledger_dir`` earned them (the coverage it
+    recorded); a chapter that recorded none has no item counted as reproduced."""
+    from ldp_companion.coverage import load_coverage, unrun
+
+    recorded = load_coverage(ledger_dir)
+    return {c: recorded.get(c) or unrun(items) for c, items in ITEMS.items()}
+
+
 def coverage(ledger_dir: Path, chapters: list[str] | None = None):
     """The coverage table of ``chapters`` (all by default), with the verdicts of the ledgers
-    in ``ledger_dir``.
+    in ``ledger_dir`` and the statuses their runs earned (:func:`resolved_items`).
 
     Raises
     ------
@@ -91,6 +101,7 @@ def coverage(ledger_dir: Path, chapters: list[str] | None = None):
     from ldp_companion.ledger import load_ledgers
 
     claims = load_ledgers(ledger_dir)
+    items = resolved_items(ledger_dir)
     frames = []
     for chapter in chapters or list(ITEMS):
         mine = claims[claims["chapter"] == chapter]
@@ -99,7 +110,7 @@ def coverage(ledger_dir: Path, chapters: list[str] | None = None):
                 f"chapter {chapter} has no ledger in {ledger_dir}: run `make book`, or "
                 f"`python -m ldp_companion run {chapter} --out DIR` and set "
                 f"LDP_COMPANION_LEDGER_DIR=DIR")
-        frames.append(ITEMS[chapter].table(mine))
+        frames.append(items[chapter].table(mine))
     return pd.concat(frames, ignore_index=True)
 
 

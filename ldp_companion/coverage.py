@@ -5,29 +5,48 @@ Theorem, Lemma, Proposition, Corollary, Definition, Algorithm, Figure and Table,
 status each:
 
 * ``checked``: the ledger claims that check it (verdicts computed in the chapter);
-* ``reproduced``: a figure or table drawn from the chapter's own run (``artifact`` is the
-  label of the chapter section that draws it);
+* ``reproduced``: a figure or table drawn from the chapter's own run with the paper's data,
+  model and scale (``artifact`` is the label of the chapter section that draws it);
+* ``reduced``: drawn from the chapter's run, but not at the paper's setup (``differs`` says
+  what differs: stand-in data, another network, fewer runs).
 * ``implemented``: a Definition or Algorithm, with the function that implements it (``code``);
 * ``not reproduced``: with a specific one-sentence reason;
 * ``planned``: work the chapter has not done yet, with what it will do (a placeholder
   chapter's items are all ``planned`` or ``not reproduced``). Coverage shows it as its own
   status, never as done.
 
-Each ledger claim names the items it checks (its ``ref``, see :func:`normalise_ref`);
+A figure or table a chapter draws is listed as ``reproduced`` with the setup it needs: the
+chapter parameters whose ``paper`` profile value is the paper's scale (``setup``), the data and
+model files of :mod:`ldp_companion.paper_assets` (``assets``), and what differs from the paper
+even then (``differs``). Whether a run earned ``reproduced`` is computed, not typed:
+:meth:`PaperItems.resolve` compares the run's parameters and the files present with that setup
+and turns every item whose setup the run did not have into ``reduced``, saying what differed
+(:func:`record` does it in a chapter and saves ``<chapter>.coverage.json`` beside the ledger).
+
+Each ledger claim names the items it checks (its ``ref``, see :func:`normalise_ref`; the first
+is its primary ref, the item whose statement it tests);
 :meth:`PaperItems.problems` cross-checks a ledger against the list.
 """
 from __future__ import annotations
 
+import json
+import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import pandas as pd
 
 __all__ = ["STATUSES", "STATUS_COLORS", "Item", "PaperItems", "coverage_bar_html",
-           "items_table_html",
-           "normalise_ref", "ref_kind"]
+           "coverage_html", "items_table_html", "load_coverage", "record", "unrun",
+           "normalise_ref", "ref_kind", "LEDGER_DIR_ENV"]
 
-STATUSES = ("checked", "reproduced", "implemented", "not reproduced", "planned")
+STATUSES = ("checked", "reproduced", "reduced", "implemented", "not reproduced", "planned")
+#: Statuses of an item the chapter draws from its own run.
+DRAWN = ("reproduced", "reduced")
+#: Where a chapter run writes its ledger and coverage (set by the book runner).
+LEDGER_DIR_ENV = "LDP_COMPANION_LEDGER_DIR"
+_COVERAGE_SUFFIX = ".coverage.json"
 
 # canonical prefix -> accepted spellings (case-insensitive, optional dot)
 _PREFIXES = {
@@ -42,11 +61,12 @@ _PREFIXES = {
     "Eq.": ("equation", "eq", "eqs"),
     "Sec.": ("section", "sec", "§"),
     "App.": ("appendix", "app"),
+    "Remark": ("remark", "rem"),
 }
 _ITEM_KINDS = {"Theorem": "theorem", "Lemma": "lemma", "Proposition": "proposition",
          "Corollary": "corollary", "Definition": "definition", "Alg.": "algorithm",
          "Fig.": "figure", "Table": "table", "Eq.": "equation", "Sec.": "section",
-         "App.": "appendix"}
+         "App.": "appendix", "Remark": "remark"}
 _SPELLING = {s: canon for canon, spellings in _PREFIXES.items() for s in spellings}
 _REF = re.compile(r"^\s*(?P<prefix>§|[A-Za-z]+)\.?\s*(?P<number>\(?[A-Za-z0-9][A-Za-z0-9.\-]*\)?)"
                   r"\s*$")
@@ -99,10 +119,18 @@ class Item:
     reason: str = ""
     plan: str = ""
     spec: str = ""  # for developers: where the team's working notes cover it (not shown)
+    #: For a drawn item: the chapter parameters whose ``paper`` profile value is the paper's
+    #: scale, the paper_assets its data and model need, and what differs from the paper even
+    #: at that setup (empty: nothing). ``differs`` of a ``reduced`` item says what differed.
+    setup: tuple = ()
+    assets: tuple = ()
+    differs: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "ref", normalise_ref(self.ref))
         object.__setattr__(self, "claims", tuple(self.claims))
+        object.__setattr__(self, "setup", tuple(self.setup))
+        object.__setattr__(self, "assets", tuple(self.assets))
         where = f"item {self.ref}"
         if self.status not in STATUSES:
             raise ValueError(f"{where}: status must be one of {STATUSES}, got {self.status!r}")
@@ -110,11 +138,18 @@ class Item:
             raise ValueError(f"{where}: give a title (what the item states or shows)")
         need = {"checked": ("claims", "the ledger claims that check it"),
                 "reproduced": ("artifact", "the label of the section that draws it"),
+                "reduced": ("artifact", "the label of the section that draws it"),
                 "implemented": ("code", "the dotted path of the function that implements it"),
                 "not reproduced": ("reason", "one specific sentence"),
                 "planned": ("plan", "what the chapter will do for it")}[self.status]
         if not getattr(self, need[0]):
             raise ValueError(f"{where} is {self.status!r} but has no {need[0]} ({need[1]})")
+        if self.status == "reproduced" and not (self.setup or self.assets or self.differs):
+            raise ValueError(f"{where} is 'reproduced' but names no setup: give the parameters "
+                             "(setup), files (assets) or differences (differs) that decide "
+                             "whether a run had the paper's data, model and scale")
+        if self.status == "reduced" and not self.differs:
+            raise ValueError(f"{where} is 'reduced' but does not say what differs (differs)")
         if self.status == "not reproduced":
             if len(self.reason) < _MIN_REASON or _GENERIC.search(self.reason):
                 raise ValueError(f"{where}: the reason {self.reason!r} is not specific; say "
@@ -123,6 +158,42 @@ class Item:
     @property
     def kind(self) -> str:
         return ref_kind(self.ref)
+
+    def resolved(self, values: dict, paper: dict, missing_assets) -> "Item":
+        """This item as one run of the chapter earned it: a ``reproduced`` item whose setup
+        the run did not have becomes ``reduced``, with what differed; others are unchanged.
+
+        Parameters
+        ----------
+        values, paper : dict
+            Parameter -> value in force in the run, and its ``paper`` profile value.
+        missing_assets : collection of str
+            The paper_assets whose files were missing in the run.
+        """
+        if self.status not in DRAWN:
+            return self
+        unknown = [n for n in self.setup if n not in values or n not in paper]
+        if unknown:
+            raise ValueError(f"item {self.ref}: setup names unknown parameters {unknown}")
+        from ldp_companion.profiles import format_value
+
+        gaps = [f"{n} {format_value(values[n])} (paper setup: {format_value(paper[n])})"
+                for n in self.setup if _differs(values[n], paper[n])]
+        gaps += [f"{a} files missing" for a in self.assets if a in set(missing_assets)]
+        if self.differs:
+            gaps.append(self.differs)
+        if not gaps:
+            return replace(self, status="reproduced")
+        return replace(self, status="reduced", differs="; ".join(gaps))
+
+
+def _differs(value, paper) -> bool:
+    """Whether a run's parameter value is not the paper setup's (lists compared as lists)."""
+    try:
+        return bool(value != paper) if not hasattr(value, "__len__") or isinstance(value, str) \
+            else list(value) != list(paper)
+    except TypeError:
+        return True
 
 
 @dataclass(frozen=True)
@@ -166,6 +237,38 @@ class PaperItems:
                 return it
         raise KeyError(f"{self.chapter}: no item {ref!r} in the paper's list")
 
+    @property
+    def assets(self) -> list[str]:
+        """Every paper_asset a drawn item of the list needs (in order, once)."""
+        return list(dict.fromkeys(a for it in self.items for a in it.assets))
+
+    def resolve(self, cfg, missing_assets=()) -> "PaperItems":
+        """The list as one run earned it (see :meth:`Item.resolved`).
+
+        Parameters
+        ----------
+        cfg : ChapterConfig
+            The run's parameters (``cfg = PARAMS.resolve(globals())``): their values in force
+            and, from the spec, their ``paper`` profile values.
+        missing_assets : collection of str
+            Names of the paper_assets whose files the run did not have
+            (``paper_assets.missing(items.assets)``).
+        """
+        paper = {name: per["paper"] for name, (_, per) in cfg.spec.items()}
+        return replace(self, items=tuple(
+            it.resolved(dict(cfg.values), paper, missing_assets) for it in self.items))
+
+    def save(self, directory=None) -> Path:
+        """Write ``<chapter>.coverage.json`` (the items with their statuses) to ``directory``,
+        by default ``$LDP_COMPANION_LEDGER_DIR`` or the working directory."""
+        folder = Path(directory or os.environ.get(LEDGER_DIR_ENV) or ".")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.chapter}{_COVERAGE_SUFFIX}"
+        path.write_text(json.dumps({"chapter": self.chapter, "paper": self.paper,
+                                    "items": [asdict(i) for i in self.items]},
+                                   indent=1, ensure_ascii=False))
+        return path
+
     def problems(self, claims: pd.DataFrame, notebook: str | None = None) -> list[str]:
         """What is wrong between this list and a chapter's ledger (empty list: nothing).
 
@@ -195,12 +298,12 @@ class PaperItems:
                     out.append(f"{it.ref} names claim {cid!r}, which the ledger does not have")
                 elif it.ref not in ledger_refs[cid]:
                     out.append(f"{it.ref} names claim {cid!r}, whose ref does not cite it")
-            if it.status == "reproduced" and notebook is not None and \
+            if it.status in DRAWN and notebook is not None and \
                     f"({it.artifact})=" not in notebook and f":name: {it.artifact}" not in notebook:
                 out.append(f"{it.ref} is reproduced in {it.artifact!r}, which the chapter lacks")
         cited = {r for refs in ledger_refs.values() for r in refs}
         for it in self.items:
-            if it.ref in cited and it.status not in ("checked", "reproduced"):
+            if it.ref in cited and it.status not in ("checked", *DRAWN):
                 out.append(f"{it.ref} is cited by a claim but its status is {it.status!r}")
         return out
 
@@ -216,7 +319,7 @@ class PaperItems:
         return pd.DataFrame([{
             "chapter": self.chapter, "ref": it.ref, "kind": it.kind, "title": it.title,
             "status": it.status, "claims": named(it.claims),
-            "reason": it.reason or it.plan or it.code or it.artifact}
+            "reason": it.reason or it.plan or it.code or _drawn_reason(it)}
             for it in self.items],
             columns=["chapter", "ref", "kind", "title", "status", "claims", "reason"])
 
@@ -225,7 +328,42 @@ class PaperItems:
         return {s: sum(i.status == s for i in self.items) for s in STATUSES}
 
 
-STATUS_COLORS = {"checked": "#2e7d32", "reproduced": "#1565c0", "implemented": "#6a1b9a",
+def _drawn_reason(it: Item) -> str:
+    """Where a drawn item is, and for a ``reduced`` one what differs from the paper."""
+    if it.status == "reduced":
+        return f"differs from the paper: {it.differs} (section {it.artifact})"
+    return it.artifact
+
+
+def record(paper: PaperItems, cfg, missing_assets=(), directory=None) -> PaperItems:
+    """Resolve ``paper`` for this run (:meth:`PaperItems.resolve`) and save it beside the
+    ledger (:meth:`PaperItems.save`): the Verdicts page and ``python -m ldp_companion
+    coverage`` read it. Returns the resolved list."""
+    resolved = paper.resolve(cfg, missing_assets)
+    resolved.save(directory)
+    return resolved
+
+
+def load_coverage(directory) -> dict[str, PaperItems]:
+    """Every ``<chapter>.coverage.json`` in ``directory``: chapter -> its resolved list."""
+    out = {}
+    for path in sorted(Path(directory).glob(f"*{_COVERAGE_SUFFIX}")):
+        data = json.loads(path.read_text())
+        out[data["chapter"]] = PaperItems(data["chapter"], data["paper"],
+                                          [Item(**i) for i in data["items"]])
+    return out
+
+
+def unrun(paper: PaperItems) -> PaperItems:
+    """``paper`` when no run of its chapter recorded coverage: no drawn item is counted as
+    reproduced (each is ``reduced``, saying that no run was recorded)."""
+    return replace(paper, items=tuple(
+        replace(it, status="reduced", differs="no run of the chapter recorded its coverage")
+        if it.status in DRAWN else it for it in paper.items))
+
+
+STATUS_COLORS = {"checked": "#2e7d32", "reproduced": "#1565c0", "reduced": "#4a90c2",
+                 "implemented": "#6a1b9a",
                  "not reproduced": "#9e9e9e", "planned": "#f9a825"}
 
 
@@ -259,3 +397,13 @@ def coverage_bar_html(paper: PaperItems) -> str:
     return (f'<div class="ldp-coverage"><div class="ldp-coverage-title"><b>'
             f'{escape(paper.chapter)}</b> — {escape(paper.paper)}: {total} items ({legend})'
             f'</div><div class="ldp-coverage-bar">{parts}</div></div>')
+
+
+def coverage_html(paper: PaperItems, claims: pd.DataFrame | None = None,
+                  open_list: bool = False) -> str:
+    """The coverage bar with the list of items beneath it (folded unless ``open_list``): what
+    a chapter page and the Verdicts page show."""
+    listing = items_table_html(paper, claims)
+    state = " open" if open_list else ""
+    return (f"{coverage_bar_html(paper)}<details{state}><summary>The {len(paper.items)} items"
+            f"</summary>{listing}</details>")

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ldp_companion.coverage import normalise_ref
+from ldp_companion.coverage import LEDGER_DIR_ENV, normalise_ref
 
 __all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "section_problems", "VERDICT_COLORS", "load_ledgers",
            "verdict_counts", "verdict_table_html", "LEDGER_DIR_ENV"]
@@ -34,7 +34,6 @@ VERDICTS = ("holds", "partly", "fails", "inconclusive", "not checked offline")
 #: guarantee, a headline result), a typo or wording slip its own results do not depend on, or a
 #: question this book asks beyond the paper (its verdict is not a verdict on the paper).
 KINDS = ("substantive", "erratum", "beyond the paper")
-LEDGER_DIR_ENV = "LDP_COMPANION_LEDGER_DIR"
 _SUFFIX = ".ledger.json"
 
 
@@ -204,7 +203,7 @@ class Ledger:
         if relation not in ("<=", ">="):
             raise ValueError("relation must be '<=' or '>='")
         return self.compare(claim_id, statement, ours, relation, paper, atol=slack,
-                            names=("ours", "bound"), paper=f"{relation} {_fmt(paper)}",
+                            names=("ours", "bound"), paper=f"{_SYMBOL[relation]} {_fmt(paper)}",
                             ours=_fmt(ours), note=note, section=section, ref=ref, kind=kind)
 
     def compare(self, claim_id: str, statement: str, left, relation: str, right, *,
@@ -234,7 +233,9 @@ class Ledger:
         with np.errstate(invalid="ignore"):     # inf against inf: no margin (nan)
             margin = (rhs - lhs) if relation in ("<", "<=") else (lhs - rhs)
         if ours is None:
-            ours = (f"{_fmt(left)} {relation} {_fmt(right)}" if ok.ndim == 0 else
+            exact = bool(_holds(left, relation, right, 0.0, 0.0)) if ok.ndim == 0 else True
+            ours = (_relation_text(_fmt(left), relation, _fmt(right), bool(ok), exact)
+                    if ok.ndim == 0 else
                     f"{int(ok.sum())} of {ok.size} entries; smallest margin "
                     f"{_fmt(np.min(margin))}")
         tol = _tolerance(atol, rtol, names[1]) if (atol or rtol) else "exact"
@@ -290,18 +291,23 @@ class Ledger:
             cell is at most ``1 - level``.
 
         Each cell *holds* when the test puts the difference above 0, *fails* when below 0, and
-        is *undecided* otherwise (the difference is within the run-to-run spread). The claim
+        is *undecided* otherwise (the difference is within the run-to-run spread; with one run
+        per cell every cell is undecided: there is no spread to judge against). The claim
         holds when every cell holds; when some cells fail it is ``partly`` if others hold and
         ``fails`` if none do; when none fails but some cannot be decided it is ``inconclusive``:
         the run cannot tell the methods apart there.
         """
         d = np.atleast_2d(np.asarray(diffs, float))
-        if d.ndim != 2 or d.shape[1] < 2 or not np.all(np.isfinite(d)):
-            raise ValueError("diffs must be finite, shape (cells, runs) with at least 2 runs")
+        if d.ndim != 2 or d.size == 0 or not np.all(np.isfinite(d)):
+            raise ValueError("diffs must be finite, shape (cells, runs)")
         if not 0.5 < level < 1.0:
             raise ValueError(f"level must be in (0.5, 1), got {level!r}")
-        sign = _cell_signs(d, test, (1.0 - level) / d.shape[0])
-        how = f"{test} tests over {d.shape[1]} runs, family-wise {level:.0%}"
+        if d.shape[1] < 2:  # one run per cell: no spread to judge the difference against
+            sign = np.zeros(d.shape[0], int)
+        else:
+            sign = _cell_signs(d, test, (1.0 - level) / d.shape[0])
+        how = (f"{test} tests over {d.shape[1]} runs, family-wise {level:.0%}" if d.shape[1] > 1
+               else "one run per cell gives no spread to judge the difference against")
         n_hold, n_fail = int((sign > 0).sum()), int((sign < 0).sum())
         n_undecided = len(sign) - n_hold - n_fail
         if n_fail == 0:
@@ -310,8 +316,9 @@ class Ledger:
             verdict = "partly" if n_hold else "fails"
         ours = (f"{n_hold} cells in favour, {n_fail} against, {n_undecided} within the spread "
                 f"(of {len(sign)})")
-        evidence = {"mean difference per cell": d.mean(axis=1),
-                    "its standard error": d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]),
+        se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]) if d.shape[1] > 1 else \
+            np.full(d.shape[0], np.nan)
+        evidence = {"mean difference per cell": d.mean(axis=1), "its standard error": se,
                     "runs": d.shape[1]}
         return self._add(claim_id, statement, paper, ours, verdict,
                          f"{note} ({how})".strip(), section, ref, kind, evidence)
@@ -366,6 +373,19 @@ def _cell_signs(d: np.ndarray, test: str, alpha: float) -> np.ndarray:
                       for a, b in zip(pos, neg)])
         return np.where(p < alpha, np.sign(pos - neg), 0)
     raise ValueError(f"test must be 't' or 'sign', got {test!r}")
+
+
+_SYMBOL = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+_NEGATION = {"<": "≥", "<=": ">", ">": "≤", ">=": "<"}
+
+
+def _relation_text(left: str, relation: str, right: str, ok: bool, exact: bool = True) -> str:
+    """What a comparison found, read as a statement that is true: ``"0.5 ≤ 1"`` when it
+    holds, ``"784 > 1, not ≤"`` when it does not (never the failed relation as if it held),
+    and ``"1.02 ≤ 1 within the tolerance"`` when only the tolerance makes it hold."""
+    if ok:
+        return f"{left} {_SYMBOL[relation]} {right}" + ("" if exact else " within the tolerance")
+    return f"{left} {_NEGATION[relation]} {right}, not {_SYMBOL[relation]}"
 
 
 _RELATIONS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}

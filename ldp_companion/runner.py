@@ -83,7 +83,7 @@ _KERNEL_START_TRIES = 3
 
 def execute(source: Path, out_dir: Path, parameters: dict | None = None,
             kernel: str = "python3", log_output: bool = False, record: bool = True,
-            cache_key: str | None = None) -> Path:
+            cache_key: str | None = None, prelude: str | None = None) -> Path:
     """Run one MyST notebook with papermill; return the executed ``.ipynb``.
 
     Parameters
@@ -99,6 +99,9 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
         Write ``<name>.run.json`` (the Reproducibility page lists these).
     cache_key : str, optional
         :func:`cache_key` of this run, kept in the record so that ``execute_book`` can reuse it.
+    prelude : str, optional
+        Code run before the chapter's first cell, in a cell the page does not show (the
+        mutation harness applies a mutant with it, :mod:`ldp_companion.mutation`).
     """
     import jupytext
     import papermill
@@ -111,6 +114,11 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{Path(source).stem}.ipynb"
     notebook = jupytext.read(source)
+    if prelude:
+        import nbformat
+
+        notebook.cells.insert(0, nbformat.v4.new_code_cell(
+            prelude, metadata={"tags": ["remove-cell", "prelude"]}))
     os.environ[LEDGER_DIR_ENV] = str(out_dir)
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()

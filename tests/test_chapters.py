@@ -30,12 +30,52 @@ def test_chapter_runs_at_smoke(source, tmp_path):
     problems = book.ITEMS[source.stem].problems(claims, source.read_text())
     problems += section_problems(claims, source.read_text())
     assert not problems, "\n".join(problems)
+    _verdicts_are_pinned(source.stem, claims)
     _exercises_check_out(source.stem, nb)
     rec = book.RECONSTRUCTIONS.get(source.stem)
     if rec is not None:  # every reconstructed reference is a claim of the run, marked so
         marked = claims.set_index("claim_id")["reconstructed"]
         assert set(rec.RECONSTRUCTED) <= set(marked.index)
         assert all(marked[c] for c in rec.RECONSTRUCTED)
+
+
+PINNED = runner.REPO / "tests" / "pinned"
+PIN_ENV = "LDP_COMPANION_PIN"
+
+
+def _verdicts_are_pinned(chapter: str, claims) -> None:
+    """The smoke run's verdicts are the ones pinned in ``tests/pinned/<chapter>.json``: a
+    verdict that changes is a decision someone makes (rewrite the pins with
+    ``LDP_COMPANION_PIN=1 pytest tests/test_chapters.py -k <chapter>`` and commit them), not a
+    silent drift."""
+    import os
+
+    got = dict(zip(claims["claim_id"], claims["verdict"]))
+    path = PINNED / f"{chapter}.json"
+    if os.environ.get(PIN_ENV) == "1":
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n")
+    assert path.exists(), f"no pinned verdicts for {chapter}: run with {PIN_ENV}=1 once"
+    pinned = json.loads(path.read_text())
+    changed = pin_changes(pinned, got)
+    assert not changed, (f"{chapter}: smoke verdicts differ from tests/pinned/{chapter}.json "
+                         f"(if intended, rerun with {PIN_ENV}=1 and commit):\n"
+                         + "\n".join(changed))
+
+
+def pin_changes(pinned: dict, got: dict) -> list[str]:
+    """One line per claim whose verdict differs from its pin, or that is new or gone."""
+    ids = list(pinned) + [c for c in got if c not in pinned]
+    return [f"{c}: pinned {pinned.get(c, 'absent')}, now {got.get(c, 'absent')}"
+            for c in ids if pinned.get(c) != got.get(c)]
+
+
+def test_pin_check_notices_a_changed_a_new_and_a_lost_verdict():
+    pinned = {"a": "holds", "b": "fails"}
+    assert pin_changes(pinned, dict(pinned)) == []
+    assert pin_changes(pinned, {"a": "fails", "b": "fails", "c": "holds"}) == [
+        "a: pinned holds, now fails", "c: pinned absent, now holds"]
+    assert pin_changes(pinned, {"a": "holds"}) == ["b: pinned fails, now absent"]
 
 
 def _exercises_check_out(chapter: str, nb) -> None:

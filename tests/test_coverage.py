@@ -20,7 +20,8 @@ def _paper(*items, placeholder=False) -> PaperItems:
 
 
 GOOD = [Item("Lemma 1", "A bound", "checked", claims=["c1"]),
-        Item("Figure 2", "A curve", "reproduced", artifact="x-fig2", claims=["c2"]),
+        Item("Figure 2", "A curve", "reproduced", artifact="x-fig2", claims=["c2"],
+             setup=["runs"], assets=["mnist"]),
         Item("Algorithm 1", "The mechanism", "implemented", code="ldp_companion.get_mechanism"),
         Item("Table I", "Notation", "not reproduced",
              reason="a table of symbols with no result in it to recompute or check")]
@@ -56,6 +57,63 @@ def test_a_reproduced_item_must_name_an_artifact_the_chapter_has():
         Item("Fig. 2", "A curve", "reproduced")
     problems = _paper(*GOOD).problems(_ledger(c1=["Lemma 1"], c2=["Fig. 2"]), "## no label\n")
     assert problems == ["Fig. 2 is reproduced in 'x-fig2', which the chapter lacks"]
+
+
+class _Cfg:
+    """What a chapter's ChapterConfig gives resolve: values in force and the spec."""
+
+    def __init__(self, **values):
+        self.values = values
+        self.spec = {"runs": ("runs", {"smoke": 2, "default": 3, "paper": 10}),
+                     "eps": ("ε grid", {"smoke": [1], "default": [1, 2], "paper": [1, 2]})}
+
+
+def test_reproduced_is_earned_by_the_run_and_reduced_says_what_differed():
+    paper = _paper(*GOOD)
+    full = paper.resolve(_Cfg(runs=10, eps=[1, 2]), missing_assets=())
+    assert full.item("Fig. 2").status == "reproduced"
+    # fewer runs, and the paper's files missing: reduced, naming both
+    less = paper.resolve(_Cfg(runs=3, eps=[1, 2]), missing_assets={"mnist"}).item("Fig. 2")
+    assert less.status == "reduced"
+    assert less.differs == "runs 3 (paper setup: 10); mnist files missing"
+    # files missing alone is enough; a list parameter compares as a list
+    assert paper.resolve(_Cfg(runs=10, eps=(1, 2)), {"mnist"}).item("Fig. 2").status == "reduced"
+    # what differs even at the paper's profile keeps it reduced
+    fixed = _paper(Item("Fig. 2", "A curve", "reproduced", artifact="x-fig2", setup=["runs"],
+                        differs="a small CNN instead of MobileNetV2"))
+    got = fixed.resolve(_Cfg(runs=10, eps=[1, 2])).item("Fig. 2")
+    assert (got.status, got.differs) == ("reduced", "a small CNN instead of MobileNetV2")
+    # other statuses are untouched, and a setup naming an unknown parameter is refused
+    assert full.item("Lemma 1") == paper.item("Lemma 1")
+    bad = _paper(Item("Fig. 2", "A curve", "reproduced", artifact="x-fig2", setup=["nope"]))
+    with pytest.raises(ValueError, match="unknown parameters"):
+        bad.resolve(_Cfg(runs=10, eps=[1]))
+
+
+def test_a_drawn_item_must_say_what_decides_its_status():
+    with pytest.raises(ValueError, match="names no setup"):
+        Item("Fig. 2", "A curve", "reproduced", artifact="x-fig2")
+    with pytest.raises(ValueError, match="what differs"):
+        Item("Fig. 2", "A curve", "reduced", artifact="x-fig2")
+
+
+def test_resolved_coverage_round_trips_and_an_unrun_chapter_reproduces_nothing(tmp_path):
+    from ldp_companion.coverage import load_coverage, record, unrun
+
+    got = record(_paper(*GOOD), _Cfg(runs=3, eps=[1, 2]), {"mnist"}, directory=tmp_path)
+    back = load_coverage(tmp_path)["99-x"]
+    assert back == got and back.item("Fig. 2").status == "reduced"
+    assert back.counts()["reduced"] == 1 and back.counts()["reproduced"] == 0
+    assert unrun(_paper(*GOOD)).item("Fig. 2").status == "reduced"
+    table = back.table()
+    assert table.set_index("ref").loc["Fig. 2", "reason"].startswith(
+        "differs from the paper: runs 3 (paper setup: 10)")
+
+
+def test_no_drawn_item_has_a_placeholder_setup():
+    for chapter, paper in book.ITEMS.items():
+        for it in paper.items:
+            assert "TODO" not in it.differs, f"{chapter} {it.ref}: {it.differs}"
 
 
 def test_an_item_without_a_valid_status_is_refused():
@@ -95,9 +153,13 @@ def test_every_chapter_list_is_well_formed(chapter):
             module, _, name = item.code.rpartition(".")
             assert hasattr(importlib.import_module(module), name), item.code
     source = (runner.REPO / "notebooks" / f"{chapter}.md").read_text()
+    params = book.PARAMS[chapter]
     for item in paper.items:
-        if item.status == "reproduced":
+        if item.status in ("reproduced", "reduced"):
             assert f"({item.artifact})=" in source, f"{item.ref}: no label {item.artifact}"
+            assert set(item.setup) <= set(params.names), f"{item.ref}: {item.setup}"
+            from ldp_companion.paper_assets import ASSETS
+            assert set(item.assets) <= set(ASSETS), f"{item.ref}: {item.assets}"
 
 
 @pytest.mark.parametrize("chapter", sorted(book.ITEMS))

@@ -49,7 +49,7 @@ def test_condition_requires_the_quantities_it_was_computed_from(evidence):
 
 
 def test_compare_computes_the_verdict_from_the_quantities():
-    led = Ledger("ch", refs={k: "Lemma 1" for k in "abcdefg"})
+    led = Ledger("ch", refs={k: "Lemma 1" for k in "abcdefghijk"})
     wc = np.array([1.0, 2.0, 3.0])
     assert led.compare("a", "s", wc, "<", wc + 0.1).verdict == "holds"
     # a mutant: the compared quantity is twice as large, the verdict turns
@@ -61,6 +61,12 @@ def test_compare_computes_the_verdict_from_the_quantities():
     claim = led.compare("f", "s", 0.3, ">", 0.05, names=("p-value", "level"))
     assert claim.verdict == "holds" and claim.evidence["p-value"] == "0.3"
     assert claim.ours == "0.3 > 0.05"
+    # a failed comparison reads as what was found, never as the claimed relation
+    assert led.compare("h", "s", 784.0, "<=", 1.0).ours == "784 > 1, not ≤"
+    assert led.compare("i", "s", 0.2, ">", 0.5).ours == "0.2 ≤ 0.5, not >"
+    assert led.compare("j", "s", 1.02, "<=", 1.0, atol=0.05).ours == \
+        "1.02 ≤ 1 within the tolerance"
+    assert led.bound("k", "s", 1.0, 784.0).paper == "≤ 1"
     with pytest.raises(ValueError, match="relation"):
         led.compare("g", "s", 1.0, "==", 1.0)
     with pytest.raises(ValueError, match="NaN"):
@@ -165,10 +171,13 @@ def test_difference_decides_only_outside_the_spread():
     assert claim.verdict == "inconclusive" and "sign test" in claim.note
 
 
-def test_difference_refuses_too_few_runs_and_bad_tests():
-    led = Ledger("ch", refs={"a": "Fig. 3"})
-    with pytest.raises(ValueError, match="at least 2 runs"):
-        led.difference("a", "s", [[1.0], [2.0]])
+def test_difference_with_one_run_cannot_decide_and_bad_inputs_are_refused():
+    led = Ledger("ch", refs={"a": "Fig. 3", "b": "Fig. 3"})
+    one = led.difference("b", "s", [[1.0], [2.0]])  # however large, one run has no spread
+    assert one.verdict == "inconclusive" and "no spread" in one.note
+    assert one.ours == "0 cells in favour, 0 against, 2 within the spread (of 2)"
+    with pytest.raises(ValueError, match="finite"):
+        led.difference("a", "s", [[1.0, np.nan]])
     with pytest.raises(ValueError, match="test must be"):
         led.difference("a", "s", np.ones((2, 3)), test="wilcoxon")
 

