@@ -88,6 +88,13 @@ def run_chapter(chapter: str, work: Path, only: list[str] | None = None) -> list
     return rows
 
 
+def _order(row: dict) -> tuple:
+    """Book order of chapters, then each chapter's order of mutants."""
+    names = [m.name for m in chapter_mutants(row["chapter"])]
+    return (list(book.PACKAGES).index(row["chapter"]),
+            names.index(row["mutant"]) if row["mutant"] in names else len(names))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapters", nargs="*", help="chapters (default: every one with mutants)")
@@ -104,11 +111,8 @@ def main(argv=None) -> int:
     if args.json.exists() and (args.chapters or args.only):  # keep the other chapters' rows
         done = {(r["chapter"], r["mutant"]) for r in rows}
         old = json.loads(args.json.read_text())["mutants"]
-        rows = [r for r in old if (r["chapter"], r["mutant"]) not in done] + rows
-        rows.sort(key=lambda r: (r["chapter"], [m.name for m in
-                                                chapter_mutants(r["chapter"])].index(r["mutant"])
-                                 if any(m.name == r["mutant"] for m in chapter_mutants(r["chapter"]))
-                                 else 99))
+        rows = sorted([r for r in old if (r["chapter"], r["mutant"]) not in done] + rows,
+                      key=_order)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({
         "parameters": PARAMETERS, "machine": runner.machine(),

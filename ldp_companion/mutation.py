@@ -9,13 +9,21 @@ verdicts each mutant flips; every mutant must flip at least one.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import json
 import pkgutil
 import sys
 from dataclasses import dataclass
+from html import escape
+from pathlib import Path
 from typing import Callable
 
-__all__ = ["Mutant", "apply", "prelude", "scaled", "negated"]
+__all__ = ["Mutant", "apply", "applied", "prelude", "scaled", "negated", "RESULTS",
+           "results_summary", "results_html"]
+
+#: Where ``benchmarks/mutants.py`` writes its table (the Verdicts page reads it).
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "mutants.json"
 
 
 @dataclass(frozen=True)
@@ -80,16 +88,17 @@ def _import_all(package: str = "ldp_companion") -> None:
             importlib.import_module(info.name)
 
 
-def apply(mutant: Mutant) -> int:
-    """Put ``mutant`` in place for the rest of the process.
+def apply(mutant: Mutant) -> Callable[[], None]:
+    """Put ``mutant`` in place for the rest of the process (a chapter run applies it in its
+    first cell; in a test use :func:`applied`, which undoes it).
 
     A module-level target is replaced in its module and wherever another module of the
     package bound the same object by name; a class attribute is replaced on the class.
 
     Returns
     -------
-    int
-        How many bindings were replaced (at least 1).
+    callable
+        Undoes the mutant (puts every replaced binding back).
     """
     module_name, _, name = mutant.target.partition(":")
     _import_all()
@@ -97,22 +106,35 @@ def apply(mutant: Mutant) -> int:
     if "." in name:
         cls_name, attr = name.split(".", 1)
         cls = getattr(module, cls_name)
-        original = cls.__dict__.get(attr, getattr(cls, attr, None))
-        if original is None:
-            raise AttributeError(f"mutant {mutant.name!r}: {cls_name} has no {attr!r}")
+        if attr not in cls.__dict__:
+            raise AttributeError(f"mutant {mutant.name!r}: {cls_name} defines no {attr!r}")
+        original = cls.__dict__[attr]
         setattr(cls, attr, mutant.make(original))
-        return 1
+        return lambda: setattr(cls, attr, original)
     if not hasattr(module, name):
         raise AttributeError(f"mutant {mutant.name!r}: {module_name} has no {name!r}")
     original = getattr(module, name)
     replacement = mutant.make(original)
-    count = 0
-    for mod in list(sys.modules.values()):
-        if getattr(mod, "__name__", "").startswith("ldp_companion") and \
-                getattr(mod, name, None) is original:
-            setattr(mod, name, replacement)
-            count += 1
-    return count
+    bound = [mod for mod in list(sys.modules.values())
+             if getattr(mod, "__name__", "").startswith("ldp_companion")
+             and getattr(mod, name, None) is original]
+    for mod in bound:
+        setattr(mod, name, replacement)
+
+    def undo():
+        for mod in bound:
+            setattr(mod, name, original)
+    return undo
+
+
+@contextlib.contextmanager
+def applied(mutant: Mutant):
+    """``with applied(mutant): ...`` runs the block with ``mutant`` in place, then undoes it."""
+    undo = apply(mutant)
+    try:
+        yield
+    finally:
+        undo()
 
 
 def prelude(chapter_package: str, name: str) -> str:
@@ -121,3 +143,36 @@ def prelude(chapter_package: str, name: str) -> str:
     return (f"from ldp_companion.mutation import apply\n"
             f"from {chapter_package}.mutants import MUTANTS\n"
             f"apply(next(m for m in MUTANTS if m.name == {name!r}))")
+
+
+def results_summary(path: Path = RESULTS) -> str:
+    """One Markdown sentence on a harness record: how many mutants were caught, where and
+    when it ran."""
+    record = json.loads(Path(path).read_text())
+    rows = record["mutants"]
+    caught = sum(r["caught"] for r in rows)
+    chapters = len({r["chapter"] for r in rows})
+    params = record["parameters"]
+    return (f"**{caught} of {len(rows)} mutants caught** in {chapters} chapters (run "
+            f"{record['finished'][:10]} on {record['machine']}, profile {params['profile']}, "
+            f"seed {params['seed']}).")
+
+
+def results_html(path: Path = RESULTS, shown: int = 4) -> str:
+    """The harness record as a table: chapter, mutant and what it breaks, how many verdicts it
+    flips and the first ``shown`` of them, caught or missed (a run that failed says why)."""
+    from ldp_companion.ledger import VERDICT_COLORS
+
+    rows = []
+    for r in json.loads(Path(path).read_text())["mutants"]:
+        which = "; ".join(r["flipped"][:shown]) + (" …" if len(r["flipped"]) > shown else "")
+        colour = VERDICT_COLORS["holds" if r["caught"] else "fails"]
+        rows.append(f'<tr style="background:{colour}"><td>{escape(r["chapter"])}</td>'
+                    f'<td><b>{escape(r["mutant"])}</b><br><small>{escape(r["what"])}</small>'
+                    f'</td><td>{len(r["flipped"])}</td>'
+                    f'<td><small>{escape(which or r["error"] or "—")}</small></td>'
+                    f'<td><b>{"caught" if r["caught"] else "missed"}</b></td></tr>')
+    head = ("<tr><th>chapter</th><th>mutant</th><th>verdicts flipped</th>"
+            f"<th>which (first {shown})</th><th></th></tr>")
+    return (f'<table class="ldp-verdicts book-wide"><thead>{head}</thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
