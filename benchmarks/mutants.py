@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -26,6 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ldp_companion import book, runner
+from ldp_companion.grid import JOBS_ENV
 from ldp_companion.ledger import load_ledgers
 from ldp_companion.mutation import prelude
 
@@ -45,7 +47,11 @@ def chapter_mutants(chapter: str) -> list:
 
 
 def _verdicts(source: Path, folder: Path, code: str | None) -> tuple[dict, str]:
-    """Claim id -> verdict of one smoke run (``code`` run first), and the error if it failed."""
+    """Claim id -> verdict of one smoke run (``code`` run first), and the error if it failed.
+
+    The experiment grids run serially (``LDP_COMPANION_GRID_JOBS=1``): a mutant is applied in
+    the notebook's process, and worker processes would run the code as written."""
+    os.environ[JOBS_ENV] = "1"
     try:
         runner.execute(source, folder, PARAMETERS, record=False, prelude=code)
     except RuntimeError as err:

@@ -22,11 +22,11 @@ from ldp_companion.pm import (exercises as _pm_ex, items as _pm_items, params as
                               reconstructions as _pm_rec)
 from ldp_companion.profiles import ChapterParams
 from ldp_companion.spof import (exercises as _spof_ex, items as _spof_items,
-                                params as _spof_params)
+                                params as _spof_params, reconstructions as _spof_rec)
 from ldp_companion.tldp import (exercises as _tldp_ex, items as _tldp_items,
-                                params as _tldp_params)
+                                params as _tldp_params, reconstructions as _tldp_rec)
 from ldp_companion.tvg import (exercises as _tvg_ex, items as _tvg_items,
-                               params as _tvg_params)
+                               params as _tvg_params, reconstructions as _tvg_rec)
 
 __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
            "resolved_items",
@@ -50,7 +50,9 @@ EXERCISES: dict[str, ExerciseSet] = {e.EXERCISES.chapter: e.EXERCISES for e in (
 
 #: Chapters whose paper's text lost formulas or numbers: chapter -> its ``reconstructions``
 #: module (``NOTE``, ``RECONSTRUCTED``).
-RECONSTRUCTIONS: dict[str, ModuleType] = {"03-pm-three-outputs": _pm_rec, "05-hiera": _hiera_rec}
+RECONSTRUCTIONS: dict[str, ModuleType] = {
+    "01-tldp": _tldp_rec, "02-tvg": _tvg_rec, "03-pm-three-outputs": _pm_rec,
+    "04-spof": _spof_rec, "05-hiera": _hiera_rec}
 
 _HEAD = ("| chapter | parameter | meaning | smoke | default | paper |\n"
          "|---|---|---|---|---|---|")

@@ -188,11 +188,15 @@ class Item:
 
 
 def _differs(value, paper) -> bool:
-    """Whether a run's parameter value is not the paper setup's (lists compared as lists)."""
+    """Whether a run's parameter value is not the paper setup's (a tuple and a list with the
+    same entries are the same; a dict is compared with its values)."""
+    if isinstance(value, (list, tuple)) and isinstance(paper, (list, tuple)):
+        return len(value) != len(paper) or any(_differs(v, p) for v, p in zip(value, paper))
+    if isinstance(value, dict) and isinstance(paper, dict):
+        return value.keys() != paper.keys() or any(_differs(value[k], paper[k]) for k in value)
     try:
-        return bool(value != paper) if not hasattr(value, "__len__") or isinstance(value, str) \
-            else list(value) != list(paper)
-    except TypeError:
+        return bool(value != paper)
+    except (TypeError, ValueError):
         return True
 
 

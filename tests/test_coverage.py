@@ -90,6 +90,16 @@ def test_reproduced_is_earned_by_the_run_and_reduced_says_what_differed():
         bad.resolve(_Cfg(runs=10, eps=[1]))
 
 
+@pytest.mark.parametrize("value, paper, differs", [
+    ([1, 2], (1, 2), False), ([1, 2], [1, 3], True), ([1], [1, 2], True),
+    ({"a": 3000}, {"a": 1_520_000}, True), ({"a": 1}, {"a": 1}, False),
+    ({"a": 1}, {"b": 1}, True), ("stand-ins", "paper", True), (None, None, False)])
+def test_a_parameter_differs_by_its_values(value, paper, differs):
+    from ldp_companion.coverage import _differs
+
+    assert _differs(value, paper) is differs
+
+
 def test_a_drawn_item_must_say_what_decides_its_status():
     with pytest.raises(ValueError, match="names no setup"):
         Item("Fig. 2", "A curve", "reproduced", artifact="x-fig2")

@@ -176,6 +176,19 @@ def test_heavy_noise_gives_chance(stand_in):
     assert len(stand_in) == 2 + 3 * 4 and {c[3] for c in stand_in[2:]} == {2.0}
 
 
+def test_each_cell_reports_the_range_it_passed_to_the_mechanism(stand_in):
+    # the chapter's check of Tables II–IV reads this column: it must be the Δ the cell used
+    kw = dict(tasks=["digits"], mechanisms=["tldp_l"], eps_grid=[1.0], runs=1, seed=0,
+              n_jobs=1)
+    for grid, extra in [(X.type1_grid, {"epochs": 1}),
+                        (X.type2_grid, {"epochs": 1, "extractor_epochs": 1}),
+                        (X.type3_grid, {"rounds": 1, "clip": 0.25})]:
+        stand_in.clear()
+        frame = grid(**kw, **extra)
+        assert {c[3] for c in stand_in} == set(frame["value_range"]), grid.__name__
+    assert set(frame["value_range"]) == {0.5}                                  # Δ = 2C
+
+
 def test_type3_server_noise_and_tensor_columns(stand_in):
     kw = dict(tasks=["digits"], mechanisms=["tldp_l"], eps_grid=[30.0], runs=1, seed=0,
               n_jobs=1, rounds=2)

@@ -4,7 +4,8 @@ Duchi, PM, HM, Three-Outputs, PM-OPT, PM-SUB, HM-TP) are shared blocks in
 :mod:`ldp_companion.mechanisms`. One module per idea:
 
 * :mod:`~ldp_companion.pm.theory`: the Three-Outputs derivation (Lemmas 1–5), PM-OPT (Lemma 7),
-  the LP over all three-output mechanisms, HM-TP★;
+  the LP over all three-output mechanisms, HM-TP★, Fig. 4's density (Eq. (26b)) and the
+  thresholds of Tables I–II;
 * :mod:`~ldp_companion.pm.discretize`: discretization of a continuous output (Alg. 5,
   Lemmas 8–9);
 * :mod:`~ldp_companion.pm.multidim`: many attributes (Alg. 6, Lemmas 12–14) and the
@@ -12,6 +13,10 @@ Duchi, PM, HM, Three-Outputs, PM-OPT, PM-SUB, HM-TP) are shared blocks in
 * :mod:`~ldp_companion.pm.fedsgd`: LDP-FedSGD (Alg. 1) with linear, logistic and SVM losses;
 * :mod:`~ldp_companion.pm.synthetic`: offline stand-ins with the paper's data shapes (Sec. VII);
 * :mod:`~ldp_companion.pm.external_data`: the paper's real data sets (``paper`` profile);
-* :mod:`~ldp_companion.pm.experiments`: the experiment grids (Figs. 6–14);
-* :mod:`~ldp_companion.pm.params`: the chapter's parameters per profile.
+* :mod:`~ldp_companion.pm.experiments`: the experiment grids (Figs. 6–14) and the Monte Carlo
+  checks of Lemma 13 and of Alg. 1's server step;
+* :mod:`~ldp_companion.pm.params`: the chapter's parameters per profile;
+* :mod:`~ldp_companion.pm.items`, :mod:`~ldp_companion.pm.reconstructions`: the paper's items
+  and the rebuilt reference values;
+* :mod:`~ldp_companion.pm.mutants`: deliberate bugs the chapter's verdicts must catch.
 """

@@ -1,5 +1,5 @@
 """Experiment grids of Zhao et al. (2020): mean estimation (Figs. 6, 7, 11) and LDP-FedSGD
-(Figs. 8–10, 12–14).
+(Figs. 8–10, 12–14), with the Monte Carlo checks of Lemma 13 and of Alg. 1's server step.
 
 Every run is a cell of :func:`~ldp_companion.grid.run_grid`: its generator is keyed by the
 cell (data set, mechanism, ε, run), so each cell is reproducible on its own and the tables are
@@ -15,11 +15,25 @@ import pandas as pd
 
 from ldp_companion.grid import run_grid
 from ldp_companion.pm import fedsgd as fl
-from ldp_companion.pm.multidim import estimate_mean, expected_mse
-from ldp_companion.validation import check_epsilon, check_positive_int
+from ldp_companion.pm.multidim import (estimate_mean, expected_mse, lemma13_scale,
+                                       per_coordinate_variance)
+from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
+                                      check_unit_interval)
 
 __all__ = ["MeanTask", "LearningTask", "mean_estimation_grid", "fedsgd_grid", "paper_tasks",
-           "split_task"]
+           "split_task", "DATA_SOURCES", "check_data", "first_group_gradients",
+           "server_mean_check", "lemma13_errors",
+           "lemma13_slopes", "lemma13_growth"]
+
+#: Values of the chapter's ``data`` parameter: the offline stand-ins, or the paper's files.
+DATA_SOURCES = ("stand-ins", "paper")
+
+
+def check_data(data) -> str:
+    """Return ``data`` after checking it is one of :data:`DATA_SOURCES`."""
+    if data not in DATA_SOURCES:
+        raise ValueError(f"data must be one of {DATA_SOURCES}, got {data!r}")
+    return data
 
 
 @dataclass(frozen=True)
@@ -224,3 +238,124 @@ def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
                                ext.VEHICLE_N_FEATURES / (ext.VEHICLE_N_FEATURES + 1)))
     learn.append(split_task("Vehicle (svm)", "svm", Xv, yv, rng, test_fraction))
     return mean_tasks, learn
+
+
+def first_group_gradients(task: LearningTask, group_size: int, lam: float) -> np.ndarray:
+    """The clipped gradients that the first ``group_size`` training vehicles of ``task``
+    upload in Alg. 1's first round (at ``theta = 0``), shape ``(group_size, d)``."""
+    G = check_positive_int(group_size, "group_size")
+    if G > task.X_train.shape[0]:
+        raise ValueError(f"group_size must be <= {task.X_train.shape[0]}, got {G}")
+    theta0 = np.zeros(task.X_train.shape[1])
+    grads = fl.gradients(theta0, task.X_train[:G], task.y_train[:G], task.task, lam)
+    return np.clip(grads, -1.0, 1.0)
+
+
+def server_mean_check(grads, mechanisms: dict, eps_grid, rng: np.random.Generator, *,
+                      reps: int = 200) -> pd.DataFrame:
+    """Monte Carlo of Alg. 1's server step (:func:`~ldp_companion.pm.fedsgd.server_mean`) on one
+    group's gradients: ``reps`` independent rounds per (mechanism, ε).
+
+    The average is unbiased for ``grads.mean(axis=0)``, and its expected squared error per
+    coordinate is :func:`~ldp_companion.pm.multidim.expected_mse` (each vehicle's report has
+    the per-coordinate variance of Lemma 12/14, the ``G`` reports are independent).
+
+    Parameters
+    ----------
+    grads : array_like, shape (G, d)
+        Clipped gradients, entries in [-1, 1].
+    mechanisms : dict
+        Label -> mechanism for :func:`~ldp_companion.pm.fedsgd.server_mean`.
+    eps_grid : list of float
+    rng : numpy.random.Generator
+    reps : int
+        Rounds per cell.
+
+    Returns
+    -------
+    DataFrame, one row per (mechanism, ε): ``z_max`` (the largest over the ``d`` coordinates of
+    ``|mean - truth| / sqrt(Var / reps)``, ``Var`` the closed form), ``coordinates`` (``d``),
+    ``mse`` and ``sd`` (mean and standard deviation over the rounds of the squared error
+    averaged over coordinates), ``expected`` and ``reps``.
+    """
+    grads = check_unit_interval(grads, "grads")
+    if grads.ndim != 2 or grads.shape[0] < 1 or grads.shape[1] < 1:
+        raise ValueError(f"grads must be a 2-D array (G, d), got shape {grads.shape}")
+    rng, reps = check_rng(rng), check_positive_int(reps, "reps")
+    if reps < 2:
+        raise ValueError(f"reps must be at least 2, got {reps}")
+    truth, G = grads.mean(axis=0), grads.shape[0]
+    rows = []
+    for label, mech in mechanisms.items():
+        for e in _eps_list(eps_grid):
+            est = np.stack([fl.server_mean(grads, e, mech, rng) for _ in range(reps)])
+            var = per_coordinate_variance(grads, e, mech).sum(axis=0) / G**2
+            sq = ((est - truth) ** 2).mean(axis=1)
+            rows.append({"mechanism": label, "epsilon": e,
+                         "z_max": float(np.max(np.abs(est.mean(axis=0) - truth)
+                                               / np.sqrt(var / reps))),
+                         "coordinates": grads.shape[1], "mse": float(sq.mean()),
+                         "sd": float(sq.std(ddof=1)),
+                         "expected": expected_mse(grads, e, mech), "reps": reps})
+    return pd.DataFrame(rows)
+
+
+def lemma13_errors(n_grid, d_grid, mechanisms, eps_grid, runs: int,
+                   rng: np.random.Generator) -> pd.DataFrame:
+    """The largest error of the estimated column means (Lemma 13), run by run.
+
+    For each ``n`` users and ``d`` attributes one Gaussian table
+    (:func:`~ldp_companion.pm.synthetic.gaussian`) is drawn; each (mechanism, ε) estimates its
+    column means ``runs`` times by Alg. 6 (:func:`~ldp_companion.pm.multidim.estimate_mean`).
+
+    Returns
+    -------
+    DataFrame with columns ``n, d, mechanism, epsilon, run, error`` (``max_j |mean_j(y) -
+    mean_j(x)|``) and ``ratio`` (the error over Lemma 13's rate
+    :func:`~ldp_companion.pm.multidim.lemma13_scale`).
+    """
+    from ldp_companion.pm.synthetic import gaussian
+
+    runs, rng = check_positive_int(runs, "runs"), check_rng(rng)
+    eps_grid = _eps_list(eps_grid)
+    rows = []
+    for d in d_grid:
+        for n in n_grid:
+            X = gaussian(int(n), int(d), rng=rng)
+            truth = X.mean(axis=0)
+            for name in mechanisms:
+                for e in eps_grid:
+                    for r in range(runs):
+                        err = float(np.abs(estimate_mean(X, e, name, rng) - truth).max())
+                        rows.append({"n": int(n), "d": int(d), "mechanism": name,
+                                     "epsilon": e, "run": r, "error": err,
+                                     "ratio": err / lemma13_scale(int(n), int(d), e)})
+    return pd.DataFrame(rows)
+
+
+def lemma13_slopes(errors: pd.DataFrame) -> pd.DataFrame:
+    """Per (mechanism, ε, d) and run, the least-squares slope of log error against log n
+    (Lemma 13's rate in ``n`` is a slope of -1/2); one column per run."""
+    if errors["n"].nunique() < 2:
+        raise ValueError("the slope needs at least two values of n")
+
+    def slope(g):
+        return np.polyfit(np.log(g["n"]), np.log(g["error"]), 1)[0]
+
+    return errors.groupby(["mechanism", "epsilon", "d", "run"]).apply(
+        slope, include_groups=False).unstack("run")
+
+
+def lemma13_growth(errors: pd.DataFrame, margin: float) -> pd.DataFrame:
+    """Per (mechanism, ε) and run, at the largest ``n``: ``(1 + margin) ratio(d_min) -
+    ratio(d_max)``, positive where the error at the most attributes has not outgrown Lemma
+    13's rate ``sqrt(d ln d)`` by more than ``margin`` relative to the fewest; one column per
+    run (what :meth:`~ldp_companion.ledger.Ledger.difference` judges)."""
+    if not margin > 0:
+        raise ValueError(f"margin must be > 0, got {margin!r}")
+    if errors["d"].nunique() < 2:
+        raise ValueError("the growth in d needs at least two values of d")
+    top = errors[errors["n"] == errors["n"].max()]
+    ratio = top.pivot_table(index=["mechanism", "epsilon", "run"], columns="d", values="ratio")
+    diff = (1.0 + margin) * ratio[ratio.columns.min()] - ratio[ratio.columns.max()]
+    return diff.unstack("run")

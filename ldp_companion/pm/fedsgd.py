@@ -29,7 +29,7 @@ from ldp_companion.pm.multidim import (DUCHI_MD, LAPLACE_SPLIT, _check_ties, _re
 from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
                                       check_unit_interval)
 
-__all__ = ["TASKS", "FedSGDResult", "fedsgd", "gradients", "predict", "mse",
+__all__ = ["TASKS", "FedSGDResult", "fedsgd", "server_mean", "gradients", "predict", "mse",
            "misclassification_rate"]
 
 TASKS = ("linear", "logistic", "svm")
@@ -204,6 +204,37 @@ def _aggregator(epsilon, mechanism, d, k, ties):
         return np.bincount(cols.ravel(), weights=vals.ravel(), minlength=d) / grads.shape[0]
 
     return alg6_mean
+
+
+def server_mean(grads, epsilon: float, mechanism, rng: np.random.Generator, *, k=None,
+                ties: str = "split") -> np.ndarray:
+    """The server's average of one group's perturbed gradients (Alg. 1, step 3): what
+    :func:`fedsgd` subtracts, times ``eta_t``, in every round.
+
+    Parameters
+    ----------
+    grads : array_like, shape (G, d)
+        The group's clipped gradients, entries in [-1, 1].
+    epsilon : float
+        Budget per vehicle.
+    mechanism : str or callable
+        As in :func:`fedsgd` (not None: the non-private average is ``grads.mean(axis=0)``).
+    rng : numpy.random.Generator
+    k, ties
+        As in :func:`fedsgd`.
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        Unbiased for ``grads.mean(axis=0)``, each vehicle's report perturbed once.
+    """
+    grads = check_unit_interval(grads, "grads")
+    if grads.ndim != 2 or grads.shape[0] < 1 or grads.shape[1] < 1:
+        raise ValueError(f"grads must be a 2-D array (G vehicles, d coordinates), got shape "
+                         f"{grads.shape}")
+    if mechanism is None or epsilon is None:
+        raise ValueError("server_mean perturbs the reports: give a mechanism and epsilon")
+    return _aggregator(epsilon, mechanism, grads.shape[1], k, ties)(grads, check_rng(rng))
 
 
 def predict(theta, X) -> np.ndarray:

@@ -14,6 +14,17 @@ __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 # Items are in paper order (first appearance/placement in the text we have). Module paths are the
 # post-refactor ones (ldp_companion.pm.*, ldp_companion.mechanisms.*).
 
+# What differs from the paper's setup even at the paper profile (Item.differs): the settings
+# the text lost, rebuilt here.
+_MEAN_LOST = ("the IPUMS variables are our choice (the paper gives their counts only); the "
+              "number of runs is lost (Wang et al.'s 100 is used)")
+_ERM_SETUP = ["data", "erm_seeds", "eps_grid"]
+_ERM_LOST = ("one random held-out test set with erm_seeds repetitions of groups and noise "
+             "instead of the paper's '[U]-fold cross-validation [U] times'; the group size, "
+             "step size and λ are lost (the parameters group_size, eta0 and lam rebuild them; "
+             "λ is Wang et al.'s)")
+_DISC_LOST = "the number of outputs is lost (the parameter disc_outputs sets it)"
+
 _ITEMS = [
     # ---- Introduction (unnumbered) -------------------------------------------------------
     # Both tables' bodies are lost ("| Range of | Comparison of mechanisms |" twice in the
@@ -38,9 +49,11 @@ _ITEMS = [
                 "duchi-md-split", "duchi-md-minus"]},
 
     # ---- Sec. II Related work ----------------------------------------------------------------
+    # Drawn from the closed forms on a dense ε grid and checked by these claims (the figure
+    # prints no values): "checked", not "reproduced".
     {"ref": "Fig. 1",
      "title": "Worst-case noise variance vs ε for all eight mechanisms",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fig1",
+     "status": "checked",
      "claims": ["fig1-values", "hmtp-lowest", "pm-family-order", "cross-duchi-laplace",
                 "cross-duchi-pm", "cross-three_outputs-pm", "cross-three_outputs-pm-paper",
                 "cross-three_outputs-pm_sub", "cross-three_outputs-pm_opt",
@@ -54,7 +67,7 @@ _ITEMS = [
                "recompute; the chapter states the same setting in prose (section pm-paper)."},
     {"ref": "Alg. 1",
      "title": "LDP-FedSGD: vehicles perturb gradients, server averages per group",
-     "status": "implemented", "code": "ldp_companion.pm.fedsgd.fedsgd"},
+     "status": "checked", "claims": ["fedsgd-server"]},
     {"ref": "Table III",
      "title": "Comparison of ε-ULDP, ε-RLDP, ε-RLCP and ε-ULCP paradigms",
      "status": "not reproduced",
@@ -89,6 +102,13 @@ _ITEMS = [
      "title": "Minimum worst-case variance of Three-Outputs at the optimal P(0|0)",
      "status": "checked",
      "claims": ["lemma4-table", "fig1-values", "beyond-lp", "beyond-lp-values"]},
+    # Numbered, but only its heading survives ("Remark 1." between Lemmas 4 and 5).
+    {"ref": "Remark 1",
+     "title": "Unknown: only the heading survives, between Lemmas 4 and 5",
+     "status": "not reproduced",
+     "reason": "only the heading 'Remark 1.' survives in the text we have, so what it states "
+               "cannot be checked; its likely content (Three-Outputs is Duchi's mechanism "
+               "below ln 2) is checked under Table II (three-outputs-leaves-duchi)."},
     # Fig. 3 is never named in the text we have (no caption, no reference), but Fig. 2 and Fig. 4 are,
     # and IEEE numbering is consecutive, so it exists; placed between Sec. III-A (Fig. 2) and
     # Sec. V-B (Fig. 4) -- its exact position and content are unknown.
@@ -103,10 +123,12 @@ _ITEMS = [
     {"ref": "Alg. 3",
      "title": "PM-OPT: piecewise mechanism with optimal t",
      "status": "checked",
-     "claims": ["ldp-pm_opt", "ldp-empirical", "moments-law", "moments-mc"]},
+     "claims": ["ldp-pm_opt", "ldp-empirical", "moments-law", "moments-mc", "fig4-density"]},
+    # Drawn from the output laws at ε = 1, x = 0.5 (the figure's ε and x are lost) and checked
+    # against Eq. (26b) typed from the paper: "checked".
     {"ref": "Fig. 4",
      "title": "Three-piece output density of the piecewise mechanism for one input",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-mechanisms"},
+     "status": "checked", "claims": ["fig4-density"]},
     {"ref": "Lemma 6",
      "title": "Alg. 3 is ε-LDP, unbiased, with variance Eq. (31)",
      "status": "checked",
@@ -125,18 +147,18 @@ _ITEMS = [
     {"ref": "Alg. 4",
      "title": "PM-SUB: piecewise mechanism with t = e^(ε/3)",
      "status": "checked",
-     "claims": ["ldp-pm_sub", "ldp-empirical", "moments-law", "moments-mc"]},
+     "claims": ["ldp-pm_sub", "ldp-empirical", "moments-law", "moments-mc", "fig4-density"]},
 
     # ---- Sec. V-D Discretization -------------------------------------------------------------
     {"ref": "Alg. 5",
      "title": "Discretization post-processing onto 2m+1 grid points",
-     "status": "checked", "claims": ["lemma8", "disc-table"]},
+     "status": "checked", "claims": ["lemma8", "disc-table", "disc-mc"]},
     {"ref": "Lemma 8",
      "title": "Probabilities of rounding to the neighbouring grid points (Eq. (35))",
-     "status": "checked", "claims": ["lemma8"]},
+     "status": "checked", "claims": ["lemma8", "disc-mc"]},
     {"ref": "Lemma 9",
      "title": "Discretization never lowers the worst-case noise variance",
-     "status": "checked", "claims": ["lemma9"]},
+     "status": "checked", "claims": ["lemma9", "fig11-mse-analytic"]},
     # Fig. 5 is never named in the text we have either, but Figs. 4 and 6 are, so it exists; it lies
     # somewhere between Sec. V-B and Sec. VII-A (placed here as a guess).
     {"ref": "Fig. 5",
@@ -164,37 +186,50 @@ _ITEMS = [
      "status": "checked", "claims": ["eq36-argmin"]},
     {"ref": "Lemma 12",
      "title": "Alg. 6 is ε-LDP and unbiased per attribute",
-     "status": "checked", "claims": ["lemma12-ldp", "mse-analytic"]},
+     "status": "checked", "claims": ["lemma12-ldp", "mse-analytic", "fedsgd-server"]},
     {"ref": "Lemma 13",
      "title": "Max mean-estimation error is O(sqrt(d log d)/(ε sqrt n))",
      "status": "checked", "claims": ["lemma13-slope", "lemma13-ratio"]},
 
     # ---- Sec. VII-A Mean estimation ----------------------------------------------------------
-    # Default profile draws it on paper-shaped synthetic stand-ins (WISDM/BR/MX/Vehicle-like)
-    # plus digits; the paper profile uses the real files.
+    # data = "stand-ins" (smoke, default) draws it on paper-shaped synthetic stand-ins
+    # (WISDM/BR/MX/Vehicle-like) plus digits; data = "paper" uses the real files, whole.
     {"ref": "Fig. 6",
      "title": "Mean-estimation MSE vs ε on WISDM, MX, BR and Vehicle",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fig7",
+     "status": "reproduced", "artifact": "pm-fig7",
+     "setup": ["data", "runs_mean", "eps_grid"],
+     "differs": _MEAN_LOST + "; the Vehicle panel's number of attributes is lost ('the last "
+                "[U] numeric attributes'): the last 20 are used",
      "claims": ["mse-laplace-worst", "mse-duchi-md", "fig6-hmtp-all", "fig6-pmsub-pm",
                 "fig6-3out-small"]},
     {"ref": "Fig. 7",
      "title": "Mean-estimation MSE vs ε on four synthetic Gaussian data sets",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fig7",
+     "status": "reproduced", "artifact": "pm-fig7",
+     "setup": ["n_mean", "runs_mean", "eps_grid", "d_grid"],
+     "differs": "the synthetic data's d, mean, spread and size are lost (d of 5, 10, 20 and "
+                "40, N(0, 0.25²) clipped to [-1, 1] and 10⁶ users are rebuilt); the number "
+                "of runs is lost (Wang et al.'s 100 is used)",
      "claims": ["mse-laplace-worst", "mse-duchi-md", "fig6-hmtp-all"]},
 
     # ---- Sec. VII-B Empirical risk minimisation ----------------------------------------------
-    # Default profile: synthetic logistic/linear tasks and breast-cancer SVM as stand-ins.
+    # data = "stand-ins": synthetic logistic/linear tasks and a breast-cancer SVM; data =
+    # "paper": MX (logistic), BR (linear) and Vehicle (SVM) besides the synthetic tasks.
     {"ref": "Fig. 8",
      "title": "Logistic regression misclassification rate vs ε",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fedsgd",
+     "status": "reproduced", "artifact": "pm-fedsgd", "setup": _ERM_SETUP,
+     "differs": _ERM_LOST + "; the text does not name the logistic regression's data: MX's "
+                "income above its mean is used (Wang et al.'s task)",
      "claims": ["erm-improves", "erm-proposed-better"]},
     {"ref": "Fig. 9",
      "title": "Linear regression MSE vs ε (Laplace omitted)",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fedsgd",
+     "status": "reproduced", "artifact": "pm-fedsgd", "setup": _ERM_SETUP,
+     "differs": _ERM_LOST + "; the IPUMS variables are our choice (the paper gives their "
+                "counts only)",
      "claims": ["erm-laplace-linear", "erm-improves", "erm-proposed-better"]},
     {"ref": "Fig. 10",
      "title": "SVM misclassification rate vs ε",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fedsgd",
+     "status": "reproduced", "artifact": "pm-fedsgd", "setup": _ERM_SETUP,
+     "differs": _ERM_LOST,
      "claims": ["erm-improves", "erm-proposed-better"]},
 
     # ---- Sec. VII-C Discretization results ---------------------------------------------------
@@ -205,15 +240,19 @@ _ITEMS = [
      "status": "checked", "claims": ["fig11-monotone"]},
     {"ref": "Fig. 11",
      "title": "Mean-estimation MSE vs ε after discretization (WISDM, MX, BR)",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fig12",
+     "status": "reproduced", "artifact": "pm-fig12",
+     "setup": ["data", "runs_mean", "eps_grid"],
+     "differs": _DISC_LOST + "; " + _MEAN_LOST,
      "claims": ["fig11-proposed-better", "fig11-hmtp-all", "fig11-mse-analytic"]},
     {"ref": "Fig. 12",
      "title": "Logistic regression misclassification vs ε after discretization",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fig12",
+     "status": "reproduced", "artifact": "pm-fig12", "setup": _ERM_SETUP,
+     "differs": _DISC_LOST + "; " + _ERM_LOST,
      "claims": ["fig12-13-proposed-better", "fig12-13-similar"]},
     {"ref": "Fig. 13",
      "title": "Linear regression MSE vs ε after discretization",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-fig12",
+     "status": "reproduced", "artifact": "pm-fig12", "setup": _ERM_SETUP,
+     "differs": _DISC_LOST + "; " + _ERM_LOST,
      "claims": ["fig12-13-proposed-better", "fig12-13-similar"]},
     {"ref": "Fig. 14",
      "title": "Misclassification and MSE vs number of output possibilities",
@@ -311,13 +350,15 @@ _ITEMS = [
     # ---- Appendix -S (choice of k) -----------------------------------------------------------
     # The notebook's "Appendix S: the best ε1 per mechanism" plot of h(ε1) = ε1·max_x E[Y²|x]
     # stands in for it (the objective of Eq. (166) is lost from the paper's text; rebuilt here).
+    # A curve evaluated from a closed form whose conclusion (ε1 = 2.5) eq36-argmin checks:
+    # "checked", not "reproduced" (we cannot tell that it plots the paper's expression).
     {"ref": "Fig. 28",
      "title": "Numerical search for the best per-attribute budget (k rule)",
-     "status": "reproduced", "differs": "TODO: declare the setup", "artifact": "pm-multiattribute", "claims": ["eq36-argmin"]},
+     "status": "checked", "claims": ["eq36-argmin"]},
     # ---- Appendix -T -------------------------------------------------------------------------
     {"ref": "Lemma 14",
      "title": "Per-attribute variance of Three-Outputs under Alg. 6",
-     "status": "checked", "claims": ["mse-analytic"]},
+     "status": "checked", "claims": ["mse-analytic", "fedsgd-server"]},
 ]
 
 CLAIM_REFS = {
@@ -326,11 +367,13 @@ CLAIM_REFS = {
     "ldp-duchi": ["Definition 1"],
     "ldp-pm": ["Definition 1"],
     "ldp-hm": ["Definition 1"],
-    "ldp-three_outputs": ["Definition 1", "Alg. 2"],
-    "ldp-pm_opt": ["Definition 1", "Alg. 3", "Lemma 6"],
-    "ldp-pm_sub": ["Definition 1", "Alg. 4", "Lemma 6"],
+    "ldp-three_outputs": ["Alg. 2", "Definition 1"],
+    "ldp-pm_opt": ["Lemma 6", "Alg. 3", "Definition 1"],
+    "ldp-pm_sub": ["Lemma 6", "Alg. 4", "Definition 1"],
     "ldp-hm_tp": ["Definition 1"],
     "ldp-empirical": ["Definition 1", "Alg. 2", "Alg. 3", "Alg. 4", "Lemma 6"],
+    # Fig. 4: the density against Eq. (26b)
+    "fig4-density": ["Fig. 4", "Alg. 3", "Alg. 4"],
     # moments
     "moments-law": ["Lemma 6", "Eq. (25)", "Alg. 2", "Alg. 3", "Alg. 4"],
     "moments-mc": ["Lemma 6", "Eq. (25)", "Alg. 2", "Alg. 3", "Alg. 4"],
@@ -367,7 +410,7 @@ CLAIM_REFS = {
     "hmtp-lowest": ["Fig. 1"],
     # Lemmas 1-3
     "lemma1": ["Lemma 1"],
-    "lemma23-grid": ["Lemma 2", "Lemma 3", "Lemma 4"],
+    "lemma23-grid": ["Lemma 4", "Lemma 2", "Lemma 3"],
     "lemma23-tight": ["Lemma 2", "Lemma 3"],
     "lemma3-wording": ["Lemma 3"],
     "lemma4-thresholds": ["Lemma 4"],
@@ -379,6 +422,7 @@ CLAIM_REFS = {
     "disc-table": ["Alg. 5"],
     "lemma9": ["Lemma 9"],
     "lemma8": ["Lemma 8", "Alg. 5"],
+    "disc-mc": ["Lemma 8", "Alg. 5"],
     "fig15": ["Fig. 15"],
     # many attributes
     "eq36-argmin": ["Eq. (36)", "Fig. 28"],
@@ -388,7 +432,7 @@ CLAIM_REFS = {
     "lemma13-slope": ["Lemma 13"],
     "lemma13-ratio": ["Lemma 13"],
     # mean estimation (Figs. 6-7)
-    "mse-analytic": ["Lemma 12", "Lemma 14"],
+    "mse-analytic": ["Lemma 14", "Lemma 12"],
     "mse-laplace-worst": ["Fig. 6", "Fig. 7"],
     "mse-duchi-md": ["Fig. 6", "Fig. 7"],
     "fig6-hmtp-all": ["Fig. 6", "Fig. 7"],
@@ -396,30 +440,35 @@ CLAIM_REFS = {
     "fig6-3out-small": ["Fig. 6"],
     "fig11-monotone": ["Sec. VII-C"],
     # LDP-FedSGD (Figs. 8-10, 14)
+    "fedsgd-server": ["Alg. 1", "Lemma 12", "Lemma 14"],
     "erm-laplace-linear": ["Fig. 9"],
     "erm-improves": ["Fig. 8", "Fig. 9", "Fig. 10"],
     "erm-proposed-better": ["Fig. 8", "Fig. 9", "Fig. 10"],
     "fig14": ["Fig. 14"],
     "fig11-proposed-better": ["Fig. 11"],
     "fig11-hmtp-all": ["Fig. 11"],
-    "fig11-mse-analytic": ["Fig. 11", "Lemma 9"],
+    "fig11-mse-analytic": ["Lemma 9", "Fig. 11"],
     "fig12-13-proposed-better": ["Fig. 12", "Fig. 13"],
     "fig12-13-similar": ["Fig. 12", "Fig. 13"],
 }
 
 # NOTES:
-# Counts per kind in ITEMS (56 dicts): Definition 1; Lemma 14 (1-14); Alg. 6 (1-6);
-#   Fig. 28 (1-28); Table 3 (I-III); Theorem/Corollary/Proposition 0; plus 4 non-numbered
-#   refs added because claims check them: Eq. (25), Eq. (36), Sec. V-C, Sec. VII-C.
-# Status counts: checked 28, reproduced 8, implemented 1, not reproduced 19 (7 of them flagged
-#   REPRODUCIBLE OFFLINE: Figs. 11, 12, 13 with stand-in data; Figs. 16-19 once the lost
-#   plotted expression is re-derived).
+# Counts per kind in ITEMS (57 dicts): Definition 1; Lemma 14 (1-14); Alg. 6 (1-6);
+#   Fig. 28 (1-28); Table 3 (I-III); Remark 1; Theorem/Corollary/Proposition 0; plus 4
+#   non-numbered refs added because claims check them: Eq. (25), Eq. (36), Sec. V-C,
+#   Sec. VII-C.
+# Status counts: checked 32, reproduced 8 (drawn: each resolves to "reduced" unless the run
+#   had the paper's setup; every one lists what differs even then, so all are "reduced"),
+#   not reproduced 17 (Figs. 16-19 flagged REPRODUCIBLE OFFLINE once the lost plotted
+#   expression is re-derived).
+# The first ref of each claim is the item whose statement it tests; the others are context.
 # The only "Theorem" in the text we have is "Theorem 2.2 of [47]" (Dwork & Roth, group privacy),
 #   an external reference, not an item of this paper. No Corollary or Proposition occurs.
-# Remark 1 (after Lemma 4) is numbered but its text is lost and "Remark" is not one of the
-#   canonical kinds, so it is not listed; its probable content (a* = 0 below ln 2, so
-#   Three-Outputs = Duchi) is what three-outputs-leaves-duchi checks (mapped to Table II and
-#   Lemma 4). The unnumbered "Symmetric Mechanism" definition (Sec. V-A) is not listed either.
+# Remark 1 (after Lemma 4) survives as its heading only: listed as "not reproduced"; its
+#   probable content (a* = 0 below ln 2, so Three-Outputs = Duchi) is what
+#   three-outputs-leaves-duchi checks, mapped to Table II and Lemma 4 (not to the Remark,
+#   whose statement we do not have). The unnumbered "Symmetric Mechanism" definition
+#   (Sec. V-A) is not listed.
 # Lost numbering / existence judgements:
 #   - Fig. 3 and Fig. 5 are never named anywhere in the text we have. Figs. 2, 4 and 6 are, and IEEE
 #     figure numbering is consecutive (algorithms have their own counter), so both exist;
@@ -433,26 +482,40 @@ CLAIM_REFS = {
 #   - Lemma 11's statement is entirely lost (only "we can calculate the exact expression for
 #     the worst-case noise variance in Lemma 11" survives); Lemma 14's formula is lost.
 #   - Sections are named as the paper prints them ("Sec. V-C", "Sec. VII-C"), not "Sec. 5.3".
+# Statuses of drawn figures:
+#   - Figs. 1, 4 and 28 are curves evaluated from closed forms and checked by claims
+#     (fig1-values and the orderings; fig4-density against Eq. (26b); eq36-argmin), so they
+#     are "checked", not "reproduced". Fig. 28's plotted expression is lost: the chapter's
+#     h(ε1) curve is our reconstruction of what it searches, and eq36-argmin checks its
+#     conclusion (ε1 = 2.5).
+#   - Figs. 6-13 are drawn from the run: "reproduced" with the parameters that decide the
+#     paper's scale (setup) and what differs even at the paper profile (differs). The data
+#     are decided by the chapter parameter `data` ("stand-ins" | "paper"); the paper's files
+#     are pm.external_data's, not paper_assets', so `assets` stays empty (the paper profile
+#     stops when they are missing).
 # Judgement calls in CLAIM_REFS:
 #   - ldp-laplace/duchi/pm/hm/hm_tp and duchi-md-split/-minus: no numbered item asserts these
 #     baselines' privacy, so they map to Definition 1 only (the property audited).
 #     duchi-md-minus checks a transcription pitfall, not a paper statement.
-#   - ldp-pm_sub -> Lemma 6: Lemma 6 is stated for Alg. 3, but its proof (Appendix I) is for
-#     any t and PM-SUB is the case t = e^(ε/3).
-#   - moments-law/-mc and variance-eps1 -> Eq. (25) (Three-Outputs variance) and Lemma 6
-#     (Eq. (31), piecewise variance); the HM/HM-TP variances they also check have no number.
-#   - fig1-values -> Lemmas 10-11 (and 5, Table I): the HM-TP / Three-Outputs / baseline
-#     columns are the worst-case values those items state; the reference numbers are
-#     computed here from the rebuilt closed forms, not printed in the paper.
+#   - ldp-pm_opt -> Lemma 6 (it states that Alg. 3 is ε-LDP); ldp-pm_sub -> Lemma 6 too: the
+#     lemma is stated for Alg. 3, but its proof (Appendix I) is for any t and PM-SUB is the
+#     case t = e^(ε/3). ldp-three_outputs -> Alg. 2 (no lemma states its privacy; Alg. 2 is
+#     built on the constraints (9a)).
+#   - moments-law/-mc and variance-eps1 -> Lemma 6 (Eq. (31), piecewise variance) and
+#     Eq. (25) (Three-Outputs variance); the HM/HM-TP variances they also check have no number.
+#   - fig1-values -> Fig. 1 first, then Lemmas 10-11 (and 5, Table I): the HM-TP /
+#     Three-Outputs / baseline columns are the worst-case values those items state; the
+#     reference numbers are computed here from the rebuilt closed forms, not printed.
 #   - hmtp-le-parts -> Lemma 10: only a necessary consequence of β being optimal (β = 0, 1
 #     are candidates), so it is a partial check of Lemma 10.
-#   - lemma23-grid -> Lemmas 2, 3 and 4: the grid search tests that Eq. (5) (Lemma 4) is
-#     optimal in the family that Lemmas 2-3 reduce to.
+#   - lemma23-grid -> Lemma 4 first (no point of the family beats Eq. (5)), then Lemmas 2-3
+#     (the family they reduce to); lemma23-tight tests Lemmas 2-3 themselves.
 #   - beyond-lp / beyond-lp-values: our extension (LP over all three-output mechanisms);
 #     mapped to the optimality of Lemmas 4-5 (beyond-lp-values to Lemma 5 only).
 #   - pmsub-close -> Sec. V-C (prose: "comparable utility", "t close to e^(ε/3)").
 #   - disc-table -> Alg. 5 only (our worst-case table of discretized PM-SUB); it also
-#     underlies fig15.
+#     underlies fig15. disc-mc -> Lemma 8 (the law Alg. 5's sampler must follow).
+#   - fig11-mse-analytic -> Lemma 9 (the variance Alg. 5 adds, from its proof) and Fig. 11.
 #   - fig11-monotone: the notebook names it after Fig. 11, but the claim (MSE falls as outputs
 #     grow, PM-SUB, Gaussian data) is the Sec. VII-C statement made for Fig. 14, transferred
 #     to mean estimation: hence Sec. VII-C. Fig. 11's own statement (proposed mechanisms beat
@@ -461,15 +524,13 @@ CLAIM_REFS = {
 #     experiment (whose ε is lost).
 #   - fig6-pmsub-pm and fig6-3out-small run over the Gaussian (Fig. 7) data too, but the
 #     sentences they test are the Fig. 6 text, so they map to Fig. 6 only.
-#   - mse-analytic -> Lemma 12 (unbiasedness) and Lemma 14 (per-attribute variance): empirical
-#     MSE matching (d/k)E[Y^2] - x^2 within 15%; a loose check.
+#   - mse-analytic -> Lemma 14 (the per-attribute variance the expected MSE is built from)
+#     and Lemma 12 (unbiasedness).
+#   - fedsgd-server -> Alg. 1 (its server step), with Lemmas 12 and 14 (the unbiasedness and
+#     the variance it relies on).
 #   - erm-improves: not a sentence of the paper, read off Figs. 8-10.
-#   - eq36-argmin -> Eq. (36) and Fig. 28: the notebook's h(ε1) plot stands in for Fig. 28
-#     (its plotted expression is lost), so Fig. 28 is marked "reproduced" as a judgement call.
-# Reproduced figures in the default profile use offline stand-ins: Fig. 6 (WISDM/BR/MX/
-#   Vehicle-like synthetic + digits), Figs. 8-10 (synthetic tasks, breast-cancer SVM for
-#   Vehicle); the paper profile swaps in the real files.
-# Alg. 1 has no claim of its own (the ERM claims test Figs. 8-10), so it is "implemented".
+#   - eq36-argmin -> Eq. (36) and Fig. 28 (see above).
+#   - lemma13-slope / lemma13-ratio: Lemma 13's rate in n and in d (its constant is not given).
 
 # Claims that are not about a result the paper's conclusions rest on (default: "substantive").
 CLAIM_KINDS = {

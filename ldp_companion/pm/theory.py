@@ -14,6 +14,9 @@ output ``o``), unbiasedness ``C (P(C|x) - P(-C|x)) = x`` and a pmf for every ``x
   :func:`lemma4_table`. Lemma 5: :func:`lemma5_table`.
 * Beyond the paper: :func:`lp_optimal_three_outputs` (best 3-output mechanism of all).
 * Lemma 7: :func:`lemma7_table`. Extension HM-TP★: :func:`hm_tp_star`.
+* Tables I–II: :func:`crossing` (a threshold, or NaN where the two curves do not cross).
+* Fig. 4 / Eq. (26b): :func:`paper_t`, :func:`piecewise_density`, :func:`density_gap` (the
+  three-piece density typed from the paper, against a mechanism's output law).
 
 The mechanisms themselves are those of :mod:`ldp_companion.mechanisms`; nothing here is
 used to privatize data.
@@ -43,6 +46,7 @@ __all__ = [
     "cubic_at_cap", "lemma4_table", "lemma5_table",
     "LPOptimum", "lp_worst_variance", "lp_optimal_three_outputs",
     "lemma7_table", "HMTPStar", "hm_tp_star",
+    "paper_t", "piecewise_density", "density_gap", "crossing",
     "LEMMA_EPS", "LP_REFERENCE",
 ]
 
@@ -681,3 +685,104 @@ def hm_tp_star(epsilon: float, n_a: int = 41) -> HMTPStar:
     return HMTPStar(epsilon=eps, a=a, beta=beta, worst_variance=value,
                     hm_tp_variance=HMTP(eps).worst_case_variance(),
                     hm_variance=HM(eps).worst_case_variance())
+
+
+# --------------------------------------------------------------------------- Fig. 4, Eq. (26b)
+
+def paper_t(name: str, epsilon: float) -> float:
+    """``t`` of a piecewise mechanism as the paper states it, typed here independently of
+    :mod:`ldp_companion.mechanisms.piecewise`.
+
+    PM (Wang et al.): ``e^{eps/2}``; PM-SUB (Alg. 4): ``e^{eps/3}``; PM-OPT (Alg. 3, Lemma 7,
+    Eq. (30)): the one real root above 1 of the quartic ``t^4 + 2E t^3 - 2E t - E^2``, here
+    from the companion matrix's eigenvalues (:func:`numpy.roots`), not by bracketing.
+
+    Parameters
+    ----------
+    name : {"pm", "pm_sub", "pm_opt"}
+    epsilon : float
+        Privacy budget, finite and > 0 (PM-OPT: at most 30, where ``E^2`` still fits the
+        quartic's coefficients to double precision).
+    """
+    eps = check_epsilon(epsilon)
+    if name == "pm":
+        return float(np.exp(eps / 2.0))
+    if name == "pm_sub":
+        return float(np.exp(eps / 3.0))
+    if name != "pm_opt":
+        raise ValueError(f"name must be 'pm', 'pm_sub' or 'pm_opt', got {name!r}")
+    if eps > 30.0:
+        raise ValueError(f"epsilon must be <= 30 for PM-OPT's quartic, got {eps!r}")
+    E = np.exp(eps)
+    roots = np.roots([1.0, 2.0 * E, 0.0, -2.0 * E, -(E**2)])
+    real = roots[np.abs(roots.imag) <= 1e-9 * np.abs(roots)].real
+    return float(real[real > 1.0].max())
+
+
+def piecewise_density(y, x: float, epsilon: float, t: float) -> np.ndarray:
+    """The output density of the piecewise mechanism with parameter ``t`` (Eq. (26b)).
+
+    With ``E = e^eps``: ``p = t E (E - 1) / (2 (t + E)^2)`` on
+    ``[L(x), R(x)] = [(t + E)(t x - 1), (t + E)(t x + 1)] / (t (E - 1))``, ``p / E`` on the rest
+    of ``[-A, A]``, ``A = (t + E)(t + 1) / (t (E - 1))``, and 0 outside (Fig. 4's three pieces).
+
+    Parameters
+    ----------
+    y : array_like
+        Output values.
+    x : float
+        Input in [-1, 1].
+    epsilon, t : float
+        Finite and > 0.
+    """
+    eps, t = check_epsilon(epsilon), check_epsilon(t, "t")
+    if not -1.0 <= x <= 1.0:
+        raise ValueError(f"x must lie in [-1, 1], got {x!r}")
+    E = np.exp(eps)
+    y = np.asarray(y, float)
+    p = t * E * (E - 1.0) / (2.0 * (t + E) ** 2)
+    left = (t + E) * (t * x - 1.0) / (t * (E - 1.0))
+    right = (t + E) * (t * x + 1.0) / (t * (E - 1.0))
+    A = (t + E) * (t + 1.0) / (t * (E - 1.0))
+    return np.where((y >= left) & (y <= right), p, np.where(np.abs(y) <= A, p / E, 0.0))
+
+
+def density_gap(mechanism, t: float, x: float, n_y: int = 2000) -> float:
+    """Largest relative gap between ``mechanism``'s output density at input ``x`` and
+    :func:`piecewise_density` with parameter ``t``, on ``n_y`` outputs spread over (and a
+    tenth beyond) the paper's range ``[-A, A]``.
+
+    The outputs are cell midpoints, away from the density's jumps; a point where one density
+    is 0 and the other is not counts as a gap of 1.
+    """
+    n_y = check_positive_int(n_y, "n_y")
+    eps = mechanism.epsilon
+    E = np.exp(eps)
+    A = (t + E) * (t + 1.0) / (t * (E - 1.0))
+    ys = 1.1 * A * (2.0 * (np.arange(n_y) + 0.5) / n_y - 1.0)
+    paper = piecewise_density(ys, x, eps, t)
+    with np.errstate(divide="ignore"):
+        ours = np.exp(mechanism.output_law(x).logpdf(ys))
+    scale = np.maximum(np.abs(paper), np.abs(ours))
+    gap = np.where(scale > 0, np.abs(ours - paper) / np.where(scale > 0, scale, 1.0), 0.0)
+    return float(gap.max())
+
+
+# --------------------------------------------------------------------------- Tables I-II
+
+def crossing(name_a: str, name_b: str, lo: float, hi: float) -> float:
+    """The ε in ``[lo, hi]`` where the worst-case variances of two mechanisms are equal, or
+    NaN when they do not cross there (the difference has one sign at both ends).
+
+    :func:`ldp_companion.mechanisms.compare.crossover` raises in that case; a threshold the
+    paper states but the closed forms do not have is a finding (a failed claim), not an error.
+    """
+    from ldp_companion.mechanisms import get_mechanism
+    from ldp_companion.mechanisms.compare import crossover
+
+    lo, hi = check_epsilon(lo, "lo"), check_epsilon(hi, "hi")
+    ends = [get_mechanism(name_a, e).worst_case_variance()
+            - get_mechanism(name_b, e).worst_case_variance() for e in (lo, hi)]
+    if np.sign(ends[0]) == np.sign(ends[1]):
+        return float("nan")
+    return crossover(name_a, name_b, lo, hi)

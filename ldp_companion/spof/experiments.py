@@ -20,13 +20,21 @@ from ldp_companion.spof import data as spof_data
 from ldp_companion.spof.train import CONDITIONS, METHODS, Setup, train
 from ldp_companion.validation import check_positive_int
 
-__all__ = ["SOURCES", "prepare", "fig3_grid", "fig2_grid", "timing", "relative_gain",
+__all__ = ["SOURCES", "TIME_MARGIN", "GAIN_MARGIN", "prepare", "fig3_grid", "fig2_grid", "timing", "relative_gain",
            "per_run"]
 
 #: Where the table comes from: the real 2016-03-12 Fitbit export, or the synthetic copula.
 SOURCES = ("fitbit", "synthetic")
 
 _SYNTHETIC_ROWS = 457     # as many rows as the real export
+
+#: Equivalence margin (percentage points) of the paper's "57.2 % less training time": the
+#: authors' own result files give about 65 %, 8 points away, so a saving within 10 points of
+#: 57.2 % counts as reproducing the number.
+TIME_MARGIN = 10.0
+#: Equivalence margin (percentage points) of the paper's accuracy gains over DP-SGD, 2.90 %
+#: (noiseless) and 3.52 % (noisy): 1 point, about the gap between the two.
+GAIN_MARGIN = 1.0
 
 
 def prepare(source: str, factor: int, seed: int, test_fraction: float = 0.2):
@@ -63,7 +71,7 @@ def _cell(*, method, condition, c, epsilons, runs, x_train, x_test, setup, devic
     return pd.DataFrame({"method": method, "condition": condition, "c": c, "epsilon": eps,
                          "run": np.tile(np.arange(runs), len(epsilons)),
                          "accuracy": out["accuracy"], "accuracy_shifted": out["accuracy_shifted"],
-                         "mean_output": out["mean_output"],
+                         "mean_output": out["mean_output"], "clipped": out["clipped_fraction"],
                          "seconds_per_epoch": out["seconds_per_epoch"]})
 
 
@@ -113,7 +121,9 @@ def fig3_grid(methods, conditions, epsilons, runs: int, seed: int, *, x_train, x
     -------
     pandas.DataFrame
         One row per (method, condition, ε, run): ``accuracy`` (1 - MSE on the clean test
-        rows), ``accuracy_shifted``, ``mean_output``, ``seconds_per_epoch`` (of the cell).
+        rows), ``accuracy_shifted``, ``mean_output``, ``clipped`` (share of the records whose
+        logit gradient Eq. 15 clipped; ``dpsgd_logit`` only, NaN otherwise),
+        ``seconds_per_epoch`` (of the cell).
     """
     cells = [{"method": m, "condition": k, "c": setup.c}
              for m in _check_names(methods, METHODS, "methods")
@@ -141,8 +151,12 @@ def fig2_grid(methods, c_grid, epsilon: float, runs: int, seed: int, *, x_train,
 
 def timing(methods, epsilon: float, repeats: int, seed: int, *, x_train, x_test,
            setup: Setup = Setup(), device=None) -> pd.DataFrame:
-    """Training time per epoch of one model (``R = 1``), noiseless, each method ``repeats``
-    times in turn on this process and device (so that every method meets the same load).
+    """Training time per epoch of one model (``R = 1``), noiseless: ``repeats`` paired
+    timings, each method once per repeat, in turn on this process and device, the order
+    reversed every other repeat (so that a drift of the machine's load meets every method
+    alike). Repeat ``k`` of one method against repeat ``k`` of another is one paired
+    difference; their spread over the repeats decides a comparison
+    (:meth:`ldp_companion.ledger.Ledger.difference`).
 
     Returns
     -------
@@ -152,7 +166,7 @@ def timing(methods, epsilon: float, repeats: int, seed: int, *, x_train, x_test,
     methods = _check_names(methods, METHODS, "methods")
     rows = []
     for rep in range(check_positive_int(repeats, "repeats")):
-        for m in methods:
+        for m in (methods if rep % 2 == 0 else methods[::-1]):
             rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4, 2, rep)))
             with one_thread():
                 out = train(m, x_train, x_test, [epsilon], setup=setup, rng=rng, device=device)

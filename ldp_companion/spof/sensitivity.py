@@ -2,8 +2,15 @@
 57–66).
 
 The paper's ``Lap(d)`` has density ``exp(-|x|/d) / (2d)`` (variance ``2 d²``).
+
+The training (:mod:`ldp_companion.spof.train`) calibrates its noise with these functions: the
+public ones validate their arguments and call the private ``_delta_hat``, ``_laplace_scale`` and
+``_delta_sgd``, which trust theirs and work on numpy arrays and torch tensors alike, so the
+training step and the chapter's checks compute the same numbers with the same code.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -46,6 +53,11 @@ def delta_hat(n: int, c_j, b_j=1.0):
         raise ValueError("c_j must be finite and >= 0")
     if np.any(~np.isfinite(b_j)) or np.any(b_j < 0):
         raise ValueError("b_j must be finite and >= 0")
+    return _delta_hat(check_positive_int(n, "n"), c_j, b_j)
+
+
+def _delta_hat(n, c_j, b_j):
+    """:func:`delta_hat` for trusted arguments (numpy or torch): what the training calls."""
     return b_j * delta_bar(n) + n * c_j * (c_j / 2.0 + 2.0)
 
 
@@ -75,6 +87,11 @@ def laplace_scale(delta, epsilon, split: str = "sqrt2"):
     delta = np.asarray(delta, dtype=float)
     if np.any(~np.isfinite(delta)) or np.any(delta < 0):
         raise ValueError("delta (the sensitivity) must be finite and >= 0")
+    return _laplace_scale(delta, eps, split)
+
+
+def _laplace_scale(delta, eps, split):
+    """:func:`laplace_scale` for trusted arguments (numpy or torch): what the training calls."""
     d = delta / eps
     return d / np.sqrt(2.0) if split == "sqrt2" else d
 
@@ -136,6 +153,18 @@ def delta_sgd(n: int, *, clipped: bool = False, clip: float = 4.0, b_j=1.0, a: f
     Clipped to ``C`` it is ``2 n C`` (112).
     """
     n = check_positive_int(n, "n")
+    clip, a = float(clip), float(a)
+    if not (math.isfinite(clip) and clip > 0) or not math.isfinite(a):
+        raise ValueError(f"clip must be finite and > 0 and a finite, got {clip!r}, {a!r}")
+    b_j = np.asarray(b_j, dtype=float)
+    if np.any(~np.isfinite(b_j)) or np.any(b_j < 0):
+        raise ValueError("b_j must be finite and >= 0")
+    return _delta_sgd(n, bool(clipped), clip, b_j, a)
+
+
+def _delta_sgd(n, clipped, clip, b_j, a):
+    """:func:`delta_sgd` for trusted arguments (``b_j`` numpy or torch): what the training
+    calls."""
     if clipped:
         return 2.0 * n * clip
-    return np.asarray(b_j, dtype=float) * n * float(sgd_feature_paper(a))
+    return b_j * (n * float(sgd_feature_paper(a)))

@@ -42,10 +42,11 @@ import torch
 
 from ldp_companion.device import seed_torch, torch_device
 from ldp_companion.spof import model, sensitivity, taylor
-from ldp_companion.validation import (check_epsilon, check_epsilons, check_rng,
-                                      check_unit_interval)
+from ldp_companion.validation import (check_epsilon, check_epsilons, check_positive_int,
+                                      check_rng, check_unit_interval)
 
-__all__ = ["METHODS", "CONDITIONS", "Setup", "noise_multiplier", "train", "accuracy"]
+__all__ = ["METHODS", "CONDITIONS", "Setup", "noise_multiplier", "train", "accuracy",
+           "coefficient_noise", "gradient_noise", "clip_gradients", "scale_estimate"]
 
 METHODS = ("nonprivate", "spof", "spof_exact", "fm", "dpsgd_logit", "dpsgd_param",
            "authors_v1")
@@ -150,6 +151,7 @@ class _Context:
     c: float
     sigma_mult: torch.Tensor | None
     gen: torch.Generator
+    clip_count: torch.Tensor | None = None     # (R,) records whose logit gradient Eq. 15 clipped
 
 
 def _b_factor(p, x, x_in, ctx):
@@ -171,36 +173,55 @@ def _step_nonprivate(p, x, x_in, a2, a3, ctx):
     model.bce_sum(model.user_logits(p, model.encode(p, x_in)), x).backward()
 
 
-def _step_spof(p, x, x_in, a2, a3, ctx):
+def _perturb(a2, a3, hs, b, ctx):
+    """Alg. 1, Step 5 (Prop. 3, Thm. 1): the released coefficients ``(b α₂ + ν₂, b α₃ + ν₃)``
+    with ``ν ~ Lap(Δ̂/(√2 ε))`` (``spof_exact``: ``Lap(b n/ε)`` on α₂ only). ``hs`` is
+    ``Σ_r h_{j,r}`` (R, m, 1), ``b`` Thm. 1's factor."""
     s, n = ctx.setup, ctx.n
+    if ctx.method == "spof_exact":      # only α₂ varies with x: L1 sensitivity n (b_j n)
+        scale = sensitivity._laplace_scale(b * n, ctx.eps, "none")
+        return b * a2 + scale * _laplace(a2.shape, ctx.gen, a2.device), b * a3
+    cj = {"data": ctx.c * hs, "public": ctx.c + 0 * hs, "worst": s.code * ctx.c + 0 * hs}
+    delta = sensitivity._delta_hat(n, cj[s.reading], b)               # Prop. 3, Thm. 1
+    scale = sensitivity._laplace_scale(delta, ctx.eps, s.split)
+    lap = _laplace((2,) + tuple(a2.shape), ctx.gen, a2.device)
+    second = lap[0] if s.shared_noise else lap[1]
+    return b * a2 + scale * lap[0], b * a3 + scale * second
+
+
+def _step_spof(p, x, x_in, a2, a3, ctx):
     h = model.encode(p, x_in)
     z = model.user_logits(p, h, shift=ctx.c)
     b = _b_factor(p, x, x_in, ctx)
-    if ctx.method == "spof_exact":      # only α₂ varies with x: L1 sensitivity n (b_j n)
-        scale = b * n / ctx.eps
-        noisy_a2 = b * a2 + scale * _laplace(x.shape, ctx.gen, x.device)
-        model.polynomial_sum(z / b, noisy_a2, b * a3).backward()
-        return
-    hs = h.detach().sum(-1, keepdim=True)
-    cj = {"data": ctx.c * hs, "public": ctx.c + 0 * hs, "worst": s.code * ctx.c + 0 * hs}
-    cj = cj[s.reading]
-    delta = b * sensitivity.delta_bar(n) + n * cj * (cj / 2 + 2)     # Prop. 3, Thm. 1
-    scale = delta / ctx.eps / (math.sqrt(2.0) if s.split == "sqrt2" else 1.0)
-    lap = _laplace((2,) + tuple(x.shape), ctx.gen, x.device)
-    second = lap[0] if s.shared_noise else lap[1]
-    model.polynomial_sum(z / b, b * a2 + scale * lap[0], b * a3 + scale * second).backward()
+    noisy_a2, noisy_a3 = _perturb(a2, a3, h.detach().sum(-1, keepdim=True), b, ctx)
+    model.polynomial_sum(z / b, noisy_a2, noisy_a3).backward()
+
+
+def _clip(g, clip):
+    """Eq. 15: ``g / max(1, ‖g‖₂ / C)`` over the last axis, and ``‖g‖₂``."""
+    norm = g.norm(dim=-1, keepdim=True)
+    return g / torch.clamp(norm / clip, min=1.0), norm
+
+
+def _release_gradient(g, b, ctx):
+    """Alg. 2, Steps 4-6: clip the logit gradient ``g`` (Eq. 15) and add ``Lap(Δ_SGD/ε)`` per
+    feature, ``Δ_SGD = b_j n`` unclipped, ``2nC`` clipped (Eqs. 24-27). Returns the released
+    gradient and which records were clipped (R, m, 1)."""
+    s, n = ctx.setup, ctx.n
+    g, norm = _clip(g, s.clip)
+    clipped = norm >= s.clip
+    delta = torch.where(clipped, sensitivity._delta_sgd(n, True, s.clip, b, 0.0),
+                        sensitivity._delta_sgd(n, False, s.clip, b, 0.0))
+    return g + delta / ctx.eps * _laplace(g.shape, ctx.gen, g.device), clipped
 
 
 def _step_dpsgd_logit(p, x, x_in, a2, a3, ctx):
-    s, n = ctx.setup, ctx.n
     z = model.user_logits(p, model.encode(p, x_in))
     b = _b_factor(p, x, x_in, ctx)
-    with torch.no_grad():
-        g = b * (torch.sigmoid(z) - x)                  # Eq. 14 at z, b_j-scaled (Eq. 27)
-        norm = g.norm(dim=-1, keepdim=True)
-        g = g / torch.clamp(norm / s.clip, min=1.0)     # Eq. 15
-        delta = torch.where(norm >= s.clip, 2.0 * n * s.clip, b * n)    # Eqs. 26-27
-        g = g + delta / ctx.eps * _laplace(x.shape, ctx.gen, x.device)
+    with torch.no_grad():   # Eq. 14 at z, b_j-scaled (Eq. 27)
+        g, clipped = _release_gradient(b * (torch.sigmoid(z) - x), b, ctx)
+        if ctx.clip_count is not None:
+            ctx.clip_count += clipped.flatten(1).sum(1)
     (z * (g / b)).sum().backward()                      # back to the observed logit
 
 
@@ -229,6 +250,142 @@ def _step_authors_v1(p, x, x_in, a2, a3, ctx):
 _STEPS = {"nonprivate": _step_nonprivate, "spof": _step_spof, "spof_exact": _step_spof,
           "fm": _step_spof, "dpsgd_logit": _step_dpsgd_logit, "dpsgd_param": _step_dpsgd_param,
           "authors_v1": _step_authors_v1}
+
+
+# ------------------------------------------------- the training's noise, for the checks
+
+def _real(value, name, low=0.0, high=math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"{name} must be a finite number in [{low}, {high}], got {value!r}")
+    return float(value)
+
+
+def coefficient_noise(method: str, epsilon: float, n_draws: int, rng: np.random.Generator, *,
+                      setup: Setup = Setup(), x: float = 0.0, h_sum: float | None = None,
+                      b: float = 1.0, n: int = 14) -> np.ndarray:
+    """The noise Alg. 1, Step 5 adds to the coefficients, drawn by the training step's own code.
+
+    ``n_draws`` releases of one record whose ``n`` features all equal ``x``, each perturbed as
+    :func:`train` perturbs a record (Prop. 3's ``Δ̂``, Thm. 1's ``b``, the setup's reading of
+    ``c_j`` and split), minus the noiseless ``b α``: for the paper's calibration every entry is
+    ``Lap(Δ̂/(√2 ε))``, whose mean absolute value is the scale.
+
+    Parameters
+    ----------
+    method : {"spof", "fm", "spof_exact"}
+        ``"fm"`` has ``c = 0``; ``"spof_exact"`` perturbs α₂ only, with ``Lap(b n/ε)``.
+    epsilon : float
+        The budget of one release.
+    n_draws : int
+        Releases.
+    rng : numpy.random.Generator
+    setup : Setup
+        ``c``, ``reading``, ``split``, ``shared_noise``, ``code`` as in training.
+    x : float
+        The record's value, in [0, 1].
+    h_sum : float, optional
+        ``Σ_r h_{j,r}`` in [0, l] (``c_j = c Σ_r h_{j,r}`` for ``reading="data"``); default
+        ``l/2`` (every code unit at ½).
+    b : float
+        Thm. 1's ``b_j`` (> 0; 1 without environmental noise).
+    n : int
+        Features.
+
+    Returns
+    -------
+    ndarray, shape (n_draws, 2, n)
+        The noise on α₂ (``[:, 0]``) and on α₃ (``[:, 1]``).
+    """
+    if method not in ("spof", "fm", "spof_exact"):
+        raise ValueError(f"method must be 'spof', 'fm' or 'spof_exact', got {method!r}")
+    if not isinstance(setup, Setup):
+        raise TypeError(f"setup must be a Setup, got {type(setup).__name__}")
+    eps, n_draws, n = check_epsilon(epsilon), check_positive_int(n_draws, "n_draws"), \
+        check_positive_int(n, "n")
+    x = _real(x, "x", 0.0, 1.0)
+    h_sum = _real(0.5 * setup.code if h_sum is None else h_sum, "h_sum", 0.0, setup.code)
+    b = _real(b, "b", 0.0)
+    if b == 0:
+        raise ValueError("b must be > 0")
+    gen = seed_torch(check_rng(rng))
+    coeffs, c = _layout(method, setup)[3:]
+    _, a2, a3 = (torch.tensor(np.broadcast_to(v, (1, 1, n)).copy(), dtype=torch.float64)
+                 for v in taylor.coefficients(np.full(n, x), coeffs))
+    ctx = _Context(setup, method, False, torch.full((n_draws, 1, 1), eps, dtype=torch.float64),
+                   n, c, None, gen)
+    bt = torch.tensor(b, dtype=torch.float64)
+    shape = (n_draws, 1, n)
+    q2, q3 = _perturb(a2.expand(shape), a3.expand(shape),
+                      torch.full((n_draws, 1, 1), h_sum, dtype=torch.float64), bt, ctx)
+    return torch.stack([q2 - bt * a2, q3 - bt * a3], dim=1)[:, :, 0].numpy()
+
+
+def gradient_noise(epsilon: float, n_draws: int, rng: np.random.Generator, *,
+                   setup: Setup = Setup(), z: float = 0.0, x: float = 0.0, b: float = 1.0,
+                   n: int = 14) -> tuple:
+    """The noise Alg. 2's step adds to the clipped logit gradient, drawn by the training
+    step's own code (``dpsgd_logit``).
+
+    The gradient ``b (σ(z) - x)`` of one record whose ``n`` logits all equal ``z`` and features
+    ``x`` is clipped (Eq. 15) and released with ``Lap(Δ_SGD/ε)`` per feature as in
+    :func:`train`; the result minus the clipped gradient is the noise: ``Lap(b n/ε)`` when the
+    gradient is not clipped (App. B.II at ``a = 0``), ``Lap(2nC/ε)`` when it is.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The noise, shape (n_draws, n), and whether each release was clipped (n_draws,).
+    """
+    if not isinstance(setup, Setup):
+        raise TypeError(f"setup must be a Setup, got {type(setup).__name__}")
+    eps, n_draws, n = check_epsilon(epsilon), check_positive_int(n_draws, "n_draws"), \
+        check_positive_int(n, "n")
+    z, x = _real(z, "z", -math.inf), _real(x, "x", 0.0, 1.0)
+    b = _real(b, "b", 0.0)
+    if b == 0:
+        raise ValueError("b must be > 0")
+    gen = seed_torch(check_rng(rng))
+    ctx = _Context(setup, "dpsgd_logit", False,
+                   torch.full((n_draws, 1, 1), eps, dtype=torch.float64), n, 0.0, None, gen)
+    bt = torch.tensor(b, dtype=torch.float64)
+    g = bt * (torch.sigmoid(torch.full((n_draws, 1, n), z, dtype=torch.float64)) - x)
+    released, clipped = _release_gradient(g, bt, ctx)
+    return (released - _clip(g, setup.clip)[0])[:, 0].numpy(), clipped[:, 0, 0].numpy()
+
+
+def clip_gradients(g, clip: float) -> np.ndarray:
+    """Eq. 15 as the training step applies it: each row of ``g`` divided by
+    ``max(1, ‖row‖₂ / C)``.
+
+    Parameters
+    ----------
+    g : array_like, shape (..., n)
+        Gradients (finite).
+    clip : float
+        ``C`` (> 0).
+    """
+    g = np.asarray(g, dtype=float)
+    if g.ndim < 1 or not np.all(np.isfinite(g)):
+        raise ValueError("g must be a finite array of gradients (last axis: features)")
+    clip = _real(clip, "clip", 0.0)
+    if clip == 0:
+        raise ValueError("clip must be > 0")
+    return _clip(torch.from_numpy(g), clip)[0].numpy()
+
+
+def scale_estimate(noise) -> tuple:
+    """The scale ``d`` of ``Lap(d)`` noise estimated by the mean absolute value (``E|ν| = d``),
+    with its standard error (``sd(|ν|) / √k`` over the ``k`` entries).
+
+    Returns
+    -------
+    (float, float)
+    """
+    v = np.abs(np.asarray(noise, dtype=float)).ravel()
+    if v.size < 2 or not np.all(np.isfinite(v)):
+        raise ValueError("noise must hold at least two finite values")
+    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
 
 # ---------------------------------------------------------------------------- the loop
@@ -296,7 +453,8 @@ def train(method: str, x_train, x_test, epsilons, *, condition: str = "noiseless
         condition) of the model Alg. 1 returns, ``(W_j, Ŵ)`` (Step 3's shift ``c`` lives in
         the loss only, as in the authors' code), ``accuracy_shifted`` (R,) the same with the
         decoder ``Ŵ + c`` the loss saw, ``mean_output`` (R,) the mean reconstruction (of
-        ``Ŵ``), ``seconds_per_epoch``.
+        ``Ŵ``), ``clipped_fraction`` (R,) the share of records whose logit gradient Eq. 15
+        clipped (``dpsgd_logit``; NaN for the other methods), ``seconds_per_epoch``.
     """
     x_train, x_test, eps = _check_inputs(method, condition, x_train, x_test, epsilons)
     if not isinstance(setup, Setup):
@@ -318,6 +476,8 @@ def train(method: str, x_train, x_test, epsilons, *, condition: str = "noiseless
     ctx = _Context(setup, method, condition == "noisy",
                    torch.tensor(eps, dtype=torch.float32, device=dev).view(-1, 1, 1), n,
                    c, sigma, gen)
+    if method == "dpsgd_logit":
+        ctx.clip_count = torch.zeros(reps, device=dev)
     xt = torch.tensor(x_train, dtype=torch.float32, device=dev)
     _, a2_all, a3_all = (torch.tensor(a, dtype=torch.float32, device=dev)
                          for a in taylor.coefficients(x_train, coeffs))
@@ -342,5 +502,8 @@ def train(method: str, x_train, x_test, epsilons, *, condition: str = "noiseless
         noise = setup.sigma_env * torch.randn(xs.shape, generator=gen).to(dev)
     acc, mean_out = _evaluate(p, xs, noise, decoder, 0.0)
     shifted = _evaluate(p, xs, noise, decoder, c)[0] if decoder == "block" else acc
+    clipped = np.full(reps, np.nan)
+    if ctx.clip_count is not None:
+        clipped = ctx.clip_count.cpu().numpy() / (setup.epochs * steps * users)
     return {"accuracy": acc, "accuracy_shifted": shifted, "mean_output": mean_out,
-            "seconds_per_epoch": seconds}
+            "clipped_fraction": clipped, "seconds_per_epoch": seconds}

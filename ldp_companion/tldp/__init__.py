@@ -11,5 +11,8 @@ Gaussian, IDN, MVG) is :mod:`ldp_companion.tensor`. One module per idea:
 * :mod:`~ldp_companion.tldp.data`, :mod:`~ldp_companion.tldp.experiments`,
   :mod:`~ldp_companion.tldp.analysis`: the three experiment types (Figs. 1–3) and their reading;
 * :mod:`~ldp_companion.tldp.items`, :mod:`~ldp_companion.tldp.params`: the paper's numbered
-  items and the chapter's parameters.
+  items and the chapter's parameters;
+* :mod:`~ldp_companion.tldp.reconstructions`: the reference values that rest on something the
+  paper does not state (MVG's γ, s₂ at Δ = 256);
+* :mod:`~ldp_companion.tldp.mutants`: deliberate bugs the chapter's verdicts must notice.
 """

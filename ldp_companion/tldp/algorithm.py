@@ -163,7 +163,7 @@ def tldp(x, epsilon, value_range, *, rng, noise: str = "laplace", weights=None,
     if math.exp(log_p) > 0.0:  # draw the coin only when some entry can be kept
         u = draw_noise(x, "uniform", 1.0, rng)
         u = np.asarray(u.detach().cpu()) if is_torch(u) else u
-        p = math.exp(log_p) * (1.0 if w is None else (1.0 - w))
+        p = math.exp(log_p) if w is None else _weighted_retain_prob(math.exp(log_p), w)
         keep = u <= p
         if is_torch(x):
             import torch
@@ -173,6 +173,11 @@ def tldp(x, epsilon, value_range, *, rng, noise: str = "laplace", weights=None,
             z = np.where(keep, 0.0, z).astype(x.dtype, copy=False)
     y = x + z
     return (y, keep) if return_mask else y
+
+
+def _weighted_retain_prob(p: float, w: np.ndarray) -> np.ndarray:
+    """Alg. 2, line 4: entry ``i`` is kept with ``(1 − wᵢ) p``."""
+    return (1.0 - w) * p
 
 
 def intensity_weights(x, value_range, low: float = -1.0) -> np.ndarray:

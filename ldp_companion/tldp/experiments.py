@@ -66,6 +66,9 @@ BATCH_SIZE = 64
 #: Salt of the generator that pretrains the Type II feature extractor (from the grid's seed).
 _EXTRACTOR_SALT = 2
 
+#: Δ of Type II's features: tanh activations lie in (−1, 1) (Eq. 18, ``s₂ = 2√I``).
+FEATURE_RANGE = 2.0
+
 
 # --------------------------------------------------------------------------- data
 
@@ -159,7 +162,7 @@ def type1_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
 
     ``run`` only names the repetition (it is part of the cell's key, hence of ``rng``);
     ``epochs`` may be a mapping task -> epochs. Returns ``f1``, ``tensor_size`` (I),
-    ``n_train`` and ``seconds``.
+    ``n_train``, ``value_range`` (the Δ passed to the mechanism) and ``seconds``.
     """
     t0 = time.perf_counter()
     with one_thread():
@@ -173,7 +176,8 @@ def type1_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
         fit_classifier(model, as_tensor(x, dev), _labels(data.y_train, dev),
                        epochs=_for_task(epochs, task), lr=lr, batch_size=BATCH_SIZE, gen=gen)
         f1 = _weighted_f1(model, as_tensor(data.x_test, dev), data.y_test)
-    return _result(f1, t0, tensor_size=size, n_train=len(data.y_train))
+    return _result(f1, t0, tensor_size=size, n_train=len(data.y_train),
+                   value_range=data.value_range)
 
 
 # --------------------------------------------------------------------------- Type II
@@ -207,7 +211,8 @@ def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
     head, score on clean test features.
 
     Returns ``f1``, ``tensor_size`` (the feature dimension), ``n_train``, ``extractor_f1``
-    (the pretrained extractor's own clean test F1, the same in every cell) and ``seconds``.
+    (the pretrained extractor's own clean test F1, the same in every cell), ``value_range``
+    (the Δ passed to the mechanism) and ``seconds``.
     """
     t0 = time.perf_counter()
     with one_thread():
@@ -216,13 +221,13 @@ def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
                                                   extractor_epochs, device)
         dev = torch_device(device)
         gen = seed_torch(rng)
-        x = _perturb(mechanism, f_train, epsilon, 2.0, rng)    # tanh features: range 2
+        x = _perturb(mechanism, f_train, epsilon, FEATURE_RANGE, rng)
         head = _mlp((hidden, data.n_classes), "relu", dev, gen)
         fit_classifier(head, as_tensor(x, dev), _labels(data.y_train, dev),
                        epochs=_for_task(epochs, task), lr=lr, batch_size=BATCH_SIZE, gen=gen)
         f1 = _weighted_f1(head, as_tensor(f_test, dev), data.y_test)
     return _result(f1, t0, tensor_size=hidden, n_train=len(data.y_train),
-                   extractor_f1=extractor_f1)
+                   extractor_f1=extractor_f1, value_range=FEATURE_RANGE)
 
 
 # --------------------------------------------------------------------------- Type III
@@ -256,7 +261,8 @@ def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
     every parameter tensor clipped to [-clip, clip] and perturbed (value range 2 clip, Eq. 19).
 
     Returns ``f1`` of the final global model, the model's parameter tensors (``n_tensors``,
-    ``n_params``, ``tensor_sizes`` as a comma-separated string), ``n_train`` and ``seconds``.
+    ``n_params``, ``tensor_sizes`` as a comma-separated string), ``n_train``, ``value_range``
+    (the Δ passed to the mechanism, ``2 clip``) and ``seconds``.
     """
     t0 = time.perf_counter()
     with one_thread():
@@ -282,7 +288,8 @@ def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
         f1 = _weighted_f1(model, as_tensor(data.x_test, dev), data.y_test)
     numels = [p.numel() for p in state]
     return _result(f1, t0, n_tensors=len(numels), n_params=sum(numels),
-                   tensor_sizes=",".join(map(str, numels)), n_train=len(data.y_train))
+                   tensor_sizes=",".join(map(str, numels)), n_train=len(data.y_train),
+                   value_range=2 * clip)
 
 
 # --------------------------------------------------------------------------- grids
@@ -390,9 +397,9 @@ def type1_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     Returns
     -------
     DataFrame
-        Columns ``task, mechanism, epsilon, run, f1, tensor_size, n_train, seconds,
-        epochs`` (``seconds``, the cell's wall time, is the only column that differs between
-        runs).
+        Columns ``task, mechanism, epsilon, run, f1, tensor_size, n_train, value_range,
+        seconds, epochs`` (``value_range`` is the Δ passed to the mechanisms; ``seconds``, the
+        cell's wall time, is the only column that differs between runs).
 
     Notes
     -----
@@ -441,7 +448,7 @@ def type2_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     -------
     DataFrame
         Columns ``task, mechanism, epsilon, run, f1, tensor_size, n_train, extractor_f1,
-        seconds, epochs``.
+        value_range, seconds, epochs``.
 
     Notes
     -----
@@ -499,7 +506,7 @@ def type3_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *, rounds: int
     -------
     DataFrame
         Columns ``task, mechanism, epsilon, run, f1, n_tensors, n_params, tensor_sizes,
-        n_train, seconds, rounds, clients, noise_at, clip``. Each client releases every
+        n_train, value_range, seconds, rounds, clients, noise_at, clip``. Each client releases every
         tensor of ``tensor_sizes`` once per round (``rounds * n_tensors`` releases, which the
         paper does not compose); with ``noise_at="server"`` the releases are the server's.
 

@@ -14,8 +14,14 @@
 * :mod:`~ldp_companion.tvg.experiments`: Types I–III (Figs. 3–5) at reduced scale;
 * :mod:`~ldp_companion.tvg.paper`, :mod:`~ldp_companion.tvg.paper_sgd`: the paper's own
   networks and data sets, Types II–III (Table III) and Type I (Table II);
-* :mod:`~ldp_companion.tvg.items`, :mod:`~ldp_companion.tvg.params`: the paper's numbered
-  items and the chapter's parameters.
+* :mod:`~ldp_companion.tvg.reference`: the paper's printed formulas and the exact Gaussian
+  privacy profile in 50-digit arithmetic, independent of the rest of the package;
+* :mod:`~ldp_companion.tvg.audits`: the noise each mechanism adds, audited against those
+  references; :mod:`~ldp_companion.tvg.settings`: Tables II–III's shapes against the networks;
+* :mod:`~ldp_companion.tvg.items`, :mod:`~ldp_companion.tvg.params`,
+  :mod:`~ldp_companion.tvg.reconstructions`, :mod:`~ldp_companion.tvg.mutants`: the paper's
+  numbered items, the chapter's parameters, what the chapter rebuilt, and deliberate bugs the
+  chapter's verdicts must notice.
 
 The tensor algebra and the tensor-variate Gaussian sampler are shared:
 :mod:`ldp_companion.tensor.algebra`, :mod:`ldp_companion.tensor.variate`.

@@ -24,7 +24,8 @@ from ldp_companion.tvg.noise import MECHANISMS, entry_std
 from ldp_companion.tvg.optimal import alg1_variances, directions, right_singular_basis
 from ldp_companion.validation import check_epsilon, check_rng
 
-__all__ = ["iid_release", "directional_release", "mvg_binary_precisions", "DIRECTIONAL"]
+__all__ = ["iid_release", "directional_release", "directional_noise", "mvg_binary_precisions",
+           "DIRECTIONAL"]
 
 #: Mechanisms of :func:`directional_release` (the others fall back to :func:`iid_release`).
 DIRECTIONAL = ("udn", "idn", "mvg")
@@ -56,6 +57,37 @@ def mvg_binary_precisions(m: int, k: int, total: float, tau: float = 0.9) -> np.
     if k < m:
         p[k:] = total * math.sqrt((1 - tau) / (m - k))
     return p
+
+
+def directional_noise(mechanism: str, w, shape, epsilon, delta=1e-5, *, value_range: float,
+                      tau: float = 0.9) -> tuple[np.ndarray | None, np.ndarray]:
+    """The mode-1 factor ``U₁ = W_{U₁} diag(σ)`` that :func:`directional_release` applies, as
+    ``(W_{U₁}, σ)`` (``W_{U₁}`` is ``None`` for IDN, i.e. ``E``).
+
+    UDN: Alg. 1 with ``W_{U₁}`` = right singular vectors of ``W`` and Theorem 2's ``B``; IDN:
+    Alg. 1 with ``W_{U₁} = E`` and Theorem 3's ``B_IDN``; MVG: the binary precision allocation
+    on the right singular vectors, ``rank(W)`` of them important, with ``Ψ = E``.
+
+    Parameters
+    ----------
+    mechanism : {"udn", "idn", "mvg"}
+    w : array_like, shape (J, I₁)
+        The utility subspace.
+    shape : tuple of int
+        ``(I₁, n)``, the released matrix's shape (``ζ`` and ``s₂ = (b − a)√I`` count it all).
+    value_range : float
+        ``b − a`` of an entry.
+    tau : float
+        MVG's share of precision on the ``rank(W)`` directions.
+    """
+    if mechanism not in DIRECTIONAL:
+        raise ValueError(f"mechanism must be one of {DIRECTIONAL}, got {mechanism!r}")
+    w = np.asarray(w, float)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) != 2 or w.ndim != 2 or w.shape[1] != shape[0]:
+        raise ValueError(f"shape must be (I₁, n) and W (J, I₁); got {shape}, W {w.shape}")
+    return _sigmas(mechanism, w, shape, check_epsilon(epsilon), check_delta(delta),
+                   check_value_range(value_range, "value_range"), tau)
 
 
 def _sigmas(mechanism, w, shape, epsilon, delta, width, tau):
@@ -100,8 +132,8 @@ def directional_release(mechanism: str, x, w, epsilon, delta=1e-5, *, rng,
     w = np.asarray(w, float)
     if x.ndim != 2 or w.ndim != 2 or w.shape[1] != x.shape[0]:
         raise ValueError(f"x must be (I₁, n) and W (J, I₁); got x {x.shape}, W {w.shape}")
-    basis, sigmas = _sigmas(mechanism, w, x.shape, check_epsilon(epsilon), check_delta(delta),
-                            check_value_range(value_range, "value_range"), tau)
+    basis, sigmas = directional_noise(mechanism, w, x.shape, epsilon, delta,
+                                      value_range=value_range, tau=tau)
     draw = check_rng(rng).standard_normal(x.shape)
     if basis is None:
         return x + sigmas[:, None] * draw
