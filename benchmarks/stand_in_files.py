@@ -67,7 +67,7 @@ def write_all(root: Path, scale: float = 1.0, seed: int = 0) -> None:
     for country in ("BR", "MX"):
         write_ipums(root, country, size(SIZES[f"ipums_{country.lower()}"]), rng)
     write_vehicle(root, tuple(size(n) for n in SIZES["vehicle"]), rng)
-    for entry in cache_dir().iterdir():
+    for entry in (cache_dir().iterdir() if cache_dir().is_dir() else []):
         if not (root / entry.name).exists():
             (root / entry.name).symlink_to(entry.resolve())
 

@@ -167,7 +167,8 @@ def results_html(path: Path = RESULTS, shown: int = 4) -> str:
     for r in json.loads(Path(path).read_text())["mutants"]:
         which = "; ".join(r["flipped"][:shown]) + (" …" if len(r["flipped"]) > shown else "")
         colour = VERDICT_COLORS["holds" if r["caught"] else "fails"]
-        rows.append(f'<tr style="background:{colour}"><td>{escape(r["chapter"])}</td>'
+        chapter = r["chapter"].split("-")[0].lstrip("0")
+        rows.append(f'<tr style="background:{colour}"><td>{escape(chapter)}</td>'
                     f'<td><b>{escape(r["mutant"])}</b><br><small>{escape(r["what"])}</small>'
                     f'</td><td>{len(r["flipped"])}</td>'
                     f'<td><small>{escape(which or r["error"] or "—")}</small></td>'

@@ -75,7 +75,8 @@ def test_record_of_a_stopped_run_gives_the_running_cell_a_lower_bound(tmp_path, 
 
 
 def test_stored_records_have_what_the_reproducibility_page_reads():
-    records = sorted((REPO / "benchmarks" / "results").glob("*.json"))
+    records = sorted(p for p in (REPO / "benchmarks" / "results").glob("*.json")
+                     if p.name != "mutants.json")
     assert any(p.name.startswith("scaling-") for p in records)
     for path in records:
         rec = json.loads(path.read_text())
@@ -111,3 +112,28 @@ def test_type1_step_timer_runs_at_the_papers_sizes(monkeypatch):
     x, y = steps._data("adult", "cpu")
     assert tuple(x.shape) == (32_561, 105) and len(y) == 32_561
     assert steps.step_seconds("adult", 1, "cpu") > 0
+
+
+def test_stored_mutation_table_covers_every_mutant_and_each_is_caught():
+    """benchmarks/results/mutants.json lists exactly the mutants the chapters define (rerun
+    ``benchmarks/mutants.py`` after adding one), and every one flipped a verdict."""
+    import importlib
+
+    from ldp_companion import book
+
+    rec = json.loads((REPO / "benchmarks" / "results" / "mutants.json").read_text())
+    assert rec["parameters"] == {"profile": "smoke", "seed": 0}
+    listed = [(r["chapter"], r["mutant"], r["what"]) for r in rec["mutants"]]
+    defined = []
+    for chapter, package in book.PACKAGES.items():
+        try:
+            module = importlib.import_module(f"{package.__name__}.mutants")
+        except ModuleNotFoundError:
+            continue
+        defined += [(chapter, m.name, m.what) for m in module.MUTANTS]
+    assert listed == defined
+    chapters = [c for c, _, _ in defined]
+    assert set(chapters) >= {"01-tldp", "02-tvg", "04-spof"}
+    assert all(chapters.count(c) >= 4 for c in chapters)
+    missed = [f"{r['chapter']}/{r['mutant']}" for r in rec["mutants"] if not r["caught"]]
+    assert not missed and all(r["flipped"] for r in rec["mutants"])

@@ -118,9 +118,9 @@ _ITEMS = [
     {"ref": "Fig. 3", "status": "reproduced", "artifact": "spof-fig3", "setup": _FIG3_SETUP,
      "title": "Accuracy against ε: non-private, SPOF, DP-SGD, FM; noiseless and noisy"},
     {"ref": "App. B", "status": "checked",
-     "title": "Sensitivities: Δ̄ = 3n/2 for SPOF (B.I), Δ_SGD = n or 2nC for DP-SGD (B.II)"},
+     "title": "Sensitivities: Δ̄ = 3n/2 for SPOF (B.I), ΔSGD = n or 2nC for DP-SGD (B.II)"},
     {"ref": "Eq. (53)", "status": "checked",
-     "title": "Density of one b_{j,r} under Gaussian environmental noise"},
+     "title": "Density of one b(j, r) under Gaussian environmental noise"},
     {"ref": "Fig. 4", "status": "reproduced", "artifact": "spof-check-prop4", "setup": ["code"],
      "differs": "‖W‖ is the expected norm of the paper's random W, not the authors' single "
                 "unseeded draw of it",

@@ -43,7 +43,7 @@ MUTANTS = [
            "ldp_companion.spof.sensitivity:delta_bar", scaled(2.0)),
     Mutant("stabilization-dropped", "Prop. 3's stabilization term n c_j (c_j/2 + 2) left out "
            "of Δ̂", "ldp_companion.spof.sensitivity:_delta_hat", _stabilization_dropped),
-    Mutant("delta-sgd-double", "DP-SGD's sensitivity Δ_SGD doubled (2n unclipped, 4nC "
+    Mutant("delta-sgd-double", "DP-SGD's sensitivity ΔSGD doubled (2n unclipped, 4nC "
            "clipped; App. B.II)", "ldp_companion.spof.sensitivity:_delta_sgd", scaled(2.0)),
     Mutant("alpha3-sign", "the sign of the quadratic Taylor coefficient α₃ flipped (Eq. 12)",
            "ldp_companion.spof.taylor:coefficients", _alpha3_negated),
