@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ldp_companion import book, runner
 from ldp_companion.grid import JOBS_ENV
-from ldp_companion.ledger import load_ledgers
+from ldp_companion.ledger import load_ledgers, verdict_changes
 from ldp_companion.mutation import prelude
 
 RESULTS = runner.REPO / "benchmarks" / "results" / "mutants.json"
@@ -63,9 +63,7 @@ def _verdicts(source: Path, folder: Path, code: str | None) -> tuple[dict, str]:
 def flips(before: dict, after: dict) -> list[str]:
     """``"claim: verdict → verdict"`` for every claim whose verdict differs (a claim missing
     from one run counts as a flip to or from "absent")."""
-    ids = list(before) + [c for c in after if c not in before]
-    return [f"{c}: {before.get(c, 'absent')} → {after.get(c, 'absent')}"
-            for c in ids if before.get(c) != after.get(c)]
+    return [f"{c}: {b} → {a}" for c, b, a in verdict_changes(before, after)]
 
 
 def run_chapter(chapter: str, work: Path, only: list[str] | None = None) -> list[dict]:

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ldp_companion.profiles import format_value
+
 __all__ = ["STATUSES", "STATUS_COLORS", "Item", "PaperItems", "coverage_bar_html",
            "coverage_html", "items_table_html", "load_coverage", "record", "unrun",
            "normalise_ref", "ref_kind", "LEDGER_DIR_ENV"]
@@ -175,8 +177,6 @@ class Item:
         unknown = [n for n in self.setup if n not in values or n not in paper]
         if unknown:
             raise ValueError(f"item {self.ref}: setup names unknown parameters {unknown}")
-        from ldp_companion.profiles import format_value
-
         gaps = [f"{n} {format_value(values[n])} (paper setup: {format_value(paper[n])})"
                 for n in self.setup if _differs(values[n], paper[n])]
         gaps += [f"{a} files missing" for a in self.assets if a in set(missing_assets)]

@@ -26,8 +26,9 @@ import pandas as pd
 
 from ldp_companion.coverage import LEDGER_DIR_ENV, normalise_ref
 
-__all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "section_problems", "VERDICT_COLORS", "load_ledgers",
-           "verdict_counts", "verdict_table_html", "LEDGER_DIR_ENV"]
+__all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "findings_markdown",
+           "verdict_summary", "verdict_changes", "section_problems", "VERDICT_COLORS",
+           "load_ledgers", "verdict_counts", "verdict_table_html", "LEDGER_DIR_ENV"]
 
 VERDICTS = ("holds", "partly", "fails", "inconclusive", "not checked offline")
 #: What a claim is about: a result the paper's conclusions rest on (a theorem, a privacy
@@ -488,6 +489,52 @@ def findings_markdown(claims: pd.DataFrame) -> str:
         lines.append("\nUndecided at this run's size (inside the seed spread): "
                      + ", ".join(open_items) + ".")
     return "\n".join(lines)
+
+
+def verdict_summary(claims: pd.DataFrame) -> str:
+    """One Markdown paragraph from a chapter's ledger: of the paper items that its substantive
+    claims test (each claim's first ref), how many hold, which do not (with their verdicts),
+    and which the run cannot decide.
+
+    Parameters
+    ----------
+    claims : DataFrame
+        The chapter's ledger (``Ledger.table()``): columns ``claim_id``, ``ref``, ``kind``,
+        ``verdict``.
+
+    Returns
+    -------
+    str
+        Items whose claims could not be checked offline are counted apart.
+    """
+    missing = {"chapter", "claim_id", "ref", "kind", "verdict"} - set(claims.columns)
+    if missing:
+        raise ValueError(f"claims lacks the columns {sorted(missing)}")
+    found = findings(claims[claims["kind"] == "substantive"])
+    if found.empty:
+        return "No substantive claim was checked."
+    by = {v: found.loc[found["verdict"] == v, "item"].tolist() for v in found["verdict"]}
+    tested = len(found) - len(by.get("not checked offline", []))
+    bad = [f"{item} ({v})" for v in ("fails", "partly") for item in by.get(v, [])]
+    parts = [f"Of the {tested} paper items whose statements this run's substantive claims "
+             f"test, {len(by.get('holds', []))} hold"]
+    parts.append(f"{len(bad)} do not: " + ", ".join(bad) if bad else "none fails")
+    if by.get("inconclusive"):
+        parts.append("this run cannot decide " + ", ".join(by["inconclusive"]))
+    text = "; ".join(parts) + "."
+    if by.get("not checked offline"):
+        text += (" Not checked offline (their data are not here): "
+                 + ", ".join(by["not checked offline"]) + ".")
+    return text
+
+
+def verdict_changes(before: dict, after: dict) -> list[tuple[str, str, str]]:
+    """``(claim, verdict before, verdict after)`` for every claim whose verdict differs between
+    two runs' ``claim id -> verdict`` maps; a claim only one run has is ``"absent"`` in the
+    other. In ``before``'s order, then the claims only ``after`` has."""
+    ids = list(before) + [c for c in after if c not in before]
+    return [(c, before.get(c, "absent"), after.get(c, "absent")) for c in ids
+            if before.get(c) != after.get(c)]
 
 
 def verdict_counts(claims: pd.DataFrame) -> pd.DataFrame:

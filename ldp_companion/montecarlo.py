@@ -1,4 +1,5 @@
-"""Monte Carlo checks of a scalar mechanism's mean and variance."""
+"""Monte Carlo checks of a scalar mechanism's mean and variance, and of the scale of the noise a
+mechanism draws."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +7,8 @@ import pandas as pd
 
 from ldp_companion.validation import check_positive_int, check_rng
 
-__all__ = ["moment_check", "bonferroni_z", "means_match", "paired_differences"]
+__all__ = ["moment_check", "bonferroni_z", "means_match", "paired_differences",
+           "estimated_scale"]
 
 
 def bonferroni_z(cells: int, family_error: float = 1e-3) -> float:
@@ -124,3 +126,27 @@ def paired_differences(runs: pd.DataFrame, by, worse, better) -> np.ndarray:
 
     return np.vstack([(g[column(worse, k)] - g[column(better, k)]).to_numpy()
                       for k, g in runs.groupby(level=by)])
+
+
+def estimated_scale(draws, noise: str = "laplace") -> tuple[float, float]:
+    """The scale of i.i.d. zero-mean noise estimated from its ``draws``, and the estimate's
+    standard error: ``b̂ = mean |Z|`` for ``Lap(b)`` (``E|Z| = b``), ``σ̂ = √(mean Z²)`` for
+    ``N(0, σ²)`` (standard error by the delta method for the square root).
+
+    Parameters
+    ----------
+    draws : array_like
+        Noise draws (at least 2, finite).
+    noise : {"laplace", "gaussian"}
+    """
+    z = np.asarray(draws, float).ravel()
+    if z.size < 2 or not np.all(np.isfinite(z)):
+        raise ValueError("draws must hold at least two finite noise draws")
+    if noise == "laplace":
+        a = np.abs(z)
+        return float(a.mean()), float(a.std(ddof=1) / np.sqrt(z.size))
+    if noise == "gaussian":
+        sq = z * z
+        scale = float(np.sqrt(sq.mean()))
+        return scale, float(0.5 * sq.std(ddof=1) / (scale * np.sqrt(z.size)))
+    raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")

@@ -8,7 +8,7 @@ import pytest
 
 from ldp_companion import book, runner
 from ldp_companion.__main__ import main
-from ldp_companion.ledger import VERDICTS, load_ledgers, section_problems
+from ldp_companion.ledger import VERDICTS, load_ledgers, section_problems, verdict_changes
 from ldp_companion.profiles import ChapterParams
 
 SMOKE_BUDGET_S = 90  # the contract says < 60 s on 2 cores; slack for two test workers at once
@@ -65,9 +65,7 @@ def _verdicts_are_pinned(chapter: str, claims) -> None:
 
 def pin_changes(pinned: dict, got: dict) -> list[str]:
     """One line per claim whose verdict differs from its pin, or that is new or gone."""
-    ids = list(pinned) + [c for c in got if c not in pinned]
-    return [f"{c}: pinned {pinned.get(c, 'absent')}, now {got.get(c, 'absent')}"
-            for c in ids if pinned.get(c) != got.get(c)]
+    return [f"{c}: pinned {p}, now {g}" for c, p, g in verdict_changes(pinned, got)]
 
 
 def test_pin_check_notices_a_changed_a_new_and_a_lost_verdict():

@@ -3,12 +3,10 @@ function it targets returns; and the chapter's short summary is computed from th
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from ldp_companion import hiera as H
 from ldp_companion.hiera.mutants import MUTANTS
-from ldp_companion.hiera.summary import verdict_summary
 from ldp_companion.mutation import applied
 
 
@@ -66,32 +64,6 @@ def test_the_mutants_break_what_they_say():
                              np.random.default_rng(3)) == 1)
     p = 1 / (1 + 4 * np.exp(-5.0))
     assert abs(kept - p) < 4 * np.sqrt(p * (1 - p) / 200_000)
-
-
-def _claims(rows):
-    return pd.DataFrame([{"chapter": "05-hiera", "claim_id": c, "ref": (r,), "kind": k,
-                          "verdict": v}
-                         for c, r, k, v in rows])
-
-
-def test_summary_counts_items_by_their_worst_claim():
-    claims = _claims([("a", "Theorem 2", "substantive", "holds"),
-                      ("b", "Theorem 2", "substantive", "fails"),
-                      ("c", "Fig. 1", "substantive", "partly"),
-                      ("d", "Fig. 3", "substantive", "inconclusive"),
-                      ("e", "Sec. 6", "substantive", "holds"),
-                      ("f", "Sec. 4.2", "erratum", "fails"),          # not substantive
-                      ("g", "Fig. 9", "substantive", "not checked offline")])
-    text = verdict_summary(claims)
-    assert text.startswith("Of the 4 paper items")
-    assert "1 hold;" in text and "2 do not: Theorem 2 (fails), Fig. 1 (partly)" in text
-    assert "this run cannot decide Fig. 3" in text and "Sec. 4.2" not in text
-    assert text.endswith("Not checked offline (their data are not here): Fig. 9.")
-    # a flipped verdict changes the sentence: it is computed, not typed
-    claims.loc[claims["claim_id"] == "b", "verdict"] = "holds"
-    assert "1 do not: Fig. 1 (partly)" in verdict_summary(claims)
-    with pytest.raises(ValueError, match="lacks the columns"):
-        verdict_summary(claims.drop(columns="kind"))
 
 
 def _config(profile):

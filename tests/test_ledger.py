@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ldp_companion.coverage import normalise_ref
 from ldp_companion.ledger import (LEDGER_DIR_ENV, Ledger, findings, load_ledgers,
-                                  section_problems, verdict_counts, verdict_table_html)
+                                  section_problems, verdict_changes, verdict_counts,
+                                  verdict_summary, verdict_table_html)
 
 REFS = {k: "Lemma 1" for k in "abcde"}
 
@@ -289,3 +291,36 @@ def test_compare_of_infinite_quantities_decides_without_a_warning():
         warnings.simplefilter("error")
         assert led.compare("a", "s", np.inf, "<", np.inf).verdict == "fails"
         assert led.compare("b", "s", [1.0, np.inf], "<", np.inf).verdict == "partly"
+
+
+def _claims(rows):
+    return pd.DataFrame([{"chapter": "05-x", "claim_id": c, "ref": (r,), "kind": k,
+                          "verdict": v}
+                         for c, r, k, v in rows])
+
+
+def test_summary_counts_items_by_their_worst_claim():
+    claims = _claims([("a", "Theorem 2", "substantive", "holds"),
+                      ("b", "Theorem 2", "substantive", "fails"),
+                      ("c", "Fig. 1", "substantive", "partly"),
+                      ("d", "Fig. 3", "substantive", "inconclusive"),
+                      ("e", "Sec. 6", "substantive", "holds"),
+                      ("f", "Sec. 4.2", "erratum", "fails"),          # not substantive
+                      ("g", "Fig. 9", "substantive", "not checked offline")])
+    text = verdict_summary(claims)
+    assert text.startswith("Of the 4 paper items")
+    assert "1 hold;" in text and "2 do not: Theorem 2 (fails), Fig. 1 (partly)" in text
+    assert "this run cannot decide Fig. 3" in text and "Sec. 4.2" not in text
+    assert text.endswith("Not checked offline (their data are not here): Fig. 9.")
+    # a flipped verdict changes the sentence: it is computed, not typed
+    claims.loc[claims["claim_id"] == "b", "verdict"] = "holds"
+    assert "1 do not: Fig. 1 (partly)" in verdict_summary(claims)
+    with pytest.raises(ValueError, match="lacks the columns"):
+        verdict_summary(claims.drop(columns="kind"))
+
+
+def test_verdict_changes_lists_changed_new_and_lost_claims():
+    before = {"a": "holds", "b": "fails", "c": "holds"}
+    assert verdict_changes(before, dict(before)) == []
+    assert verdict_changes(before, {"a": "fails", "b": "fails", "d": "holds"}) == [
+        ("a", "holds", "fails"), ("c", "holds", "absent"), ("d", "absent", "holds")]

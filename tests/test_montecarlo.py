@@ -2,13 +2,16 @@
 passes and a wrong one fails."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from ldp_companion import get_mechanism
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.montecarlo import bonferroni_z, means_match, moment_check, paired_differences
+from ldp_companion.montecarlo import (bonferroni_z, estimated_scale, means_match,
+                                      moment_check, paired_differences)
 
 N = 200_000
 XS = [-1.0, 0.0, 0.3, 1.0]
@@ -77,3 +80,18 @@ def test_paired_differences_per_setting_and_by_mapping():
     best = pd.Series({"a": "z", "b": "y"})  # the column compared depends on the setting
     np.testing.assert_array_equal(paired_differences(runs, "task", "x", best),
                                   [[-4, -3, -2], [9, 19, 29]])
+
+
+def test_estimated_scale_of_laplace_and_gaussian_noise():
+    rng = np.random.default_rng(2)
+    n = 100_000
+    b, se = estimated_scale(rng.laplace(0, 3.0, n))
+    rse = se / b
+    assert abs(b - 3.0) <= 4 * rse * b and rse == pytest.approx(1 / math.sqrt(n), rel=0.02)
+    s, se = estimated_scale(rng.normal(0, 2.0, n), "gaussian")
+    rse = se / s
+    assert abs(s - 2.0) <= 4 * rse * s and rse == pytest.approx(math.sqrt(0.5 / n), rel=0.02)
+    with pytest.raises(ValueError, match="noise"):
+        estimated_scale([1.0, 2.0], "cauchy")
+    with pytest.raises(ValueError, match="finite"):
+        estimated_scale([1.0, np.nan])

@@ -10,12 +10,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 import sympy
 
 from ldp_companion import book
 from ldp_companion.coverage import normalise_ref
 from ldp_companion.ledger import Ledger
+from ldp_companion.montecarlo import estimated_scale
 from ldp_companion.mutation import applied
 from ldp_companion.paired import within_margin
 from ldp_companion.spof import experiments as ex
@@ -121,7 +123,7 @@ def _coefficient_scale_z(method, **kw):
     b = kw.get("b", 1.0)
     cj = 2.5 * h_sum if method == "spof" else 0.0
     want = _paper_delta_hat(cj, b) / math.sqrt(2)
-    return np.array([(lambda e, s: (e - want) / s)(*train.scale_estimate(nu[:, k]))
+    return np.array([(lambda e, s: (e - want) / s)(*estimated_scale(nu[:, k]))
                      for k in (0, 1)])
 
 
@@ -138,7 +140,7 @@ def test_training_noise_has_the_paper_scale_and_mutants_do_not():
 
 def test_exact_spof_noise_is_on_alpha2_only_with_scale_n_over_eps():
     nu = train.coefficient_noise("spof_exact", 2.0, DRAWS, np.random.default_rng(8))
-    est, se = train.scale_estimate(nu[:, 0])
+    est, se = estimated_scale(nu[:, 0])
     assert abs(est - N / 2.0) < 5 * se and np.all(nu[:, 1] == 0)
 
 
@@ -155,7 +157,7 @@ def _gradient_scale_z(b):
     nu, clipped = train.gradient_noise(1.0, DRAWS, np.random.default_rng(11), setup=Setup(),
                                        b=b)
     want = 2 * N * C if clipped.all() else N * b          # App. B.II: Δ_SGD/ε, ε = 1
-    est, se = train.scale_estimate(nu)
+    est, se = estimated_scale(nu)
     return (est - want) / se, clipped
 
 
@@ -204,7 +206,7 @@ def test_noise_functions_refuse_bad_input():
     with pytest.raises(ValueError, match="finite"):
         train.clip_gradients(np.array([[np.nan]]), 1.0)
     with pytest.raises(ValueError, match="two"):
-        train.scale_estimate([1.0])
+        estimated_scale([1.0])
     with pytest.raises(ValueError, match="b_j"):
         sensitivity.delta_sgd(N, b_j=-1.0)
 
@@ -282,3 +284,14 @@ def test_reconstructed_values_are_registered_and_name_claims():
     assert set(reconstructions.RECONSTRUCTED) <= set(items.CLAIM_REFS)
     assert "fig3-published-zeros" in reconstructions.RECONSTRUCTED
     assert "0.9076" in reconstructions.RECONSTRUCTED["fig3-published-zeros"]
+
+
+def test_noise_effect_pairs_noisy_with_noiseless_runs():
+    rows = [{"method": "spof", "condition": c, "epsilon": e, "run": r,
+             "accuracy": 0.5 + 0.1 * (c == "noisy") + 0.01 * r + e}
+            for c in ("noisy", "noiseless") for e in (1.0, 2.0) for r in range(3)]
+    runs = pd.DataFrame(rows)
+    np.testing.assert_allclose(ex.noise_effect(runs, "spof"), np.full((2, 3), 0.1))
+    np.testing.assert_allclose(ex.noise_effect(runs, "spof", sign=-1), np.full((2, 3), -0.1))
+    with pytest.raises(ValueError, match="noiseless"):
+        ex.noise_effect(runs[runs.condition == "noisy"], "spof")

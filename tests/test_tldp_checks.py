@@ -110,17 +110,7 @@ def test_spent_epsilon_tells_a_wrong_noise_scale(name, mech, factor):
             rel=0.03)
 
 
-def test_noise_scale_estimate():
-    rng = np.random.default_rng(2)
-    n = 100_000
-    b, rse = privacy.noise_scale_estimate(rng.laplace(0, 3.0, n))
-    assert abs(b - 3.0) <= 4 * rse * b and rse == pytest.approx(1 / math.sqrt(n), rel=0.02)
-    s, rse = privacy.noise_scale_estimate(rng.normal(0, 2.0, n), "gaussian")
-    assert abs(s - 2.0) <= 4 * rse * s and rse == pytest.approx(math.sqrt(0.5 / n), rel=0.02)
-    with pytest.raises(ValueError, match="noise"):
-        privacy.noise_scale_estimate([1.0, 2.0], "cauchy")
-    with pytest.raises(ValueError, match="finite"):
-        privacy.noise_scale_estimate([1.0, np.nan])
+def test_spent_epsilon_refuses_a_mechanism_without_iid_noise():
     with pytest.raises(ValueError, match="mechanism"):
         privacy.spent_epsilon("idn", (4, 4), 2.0, 1.0, 10, np.random.default_rng(0))
 

@@ -13,7 +13,6 @@ One module per idea of the paper:
 * :mod:`~ldp_companion.hiera.sgd`: mini-batch SGD linear regression (Sec. 5);
 * :mod:`~ldp_companion.hiera.experiments`: the experiment grids of Figs. 1-3 (Sec. 6);
 * :mod:`~ldp_companion.hiera.params`: the chapter's parameters per profile;
-* :mod:`~ldp_companion.hiera.summary`: the chapter's short summary, from its verdicts;
 * :mod:`~ldp_companion.hiera.mutants`: deliberate bugs the chapter's verdicts must catch.
 
 Harmony (Alg. 1) is a registered scalar mechanism, shared with the other chapters:

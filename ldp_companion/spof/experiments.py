@@ -20,8 +20,8 @@ from ldp_companion.spof import data as spof_data
 from ldp_companion.spof.train import CONDITIONS, METHODS, Setup, train
 from ldp_companion.validation import check_positive_int
 
-__all__ = ["SOURCES", "TIME_MARGIN", "GAIN_MARGIN", "prepare", "fig3_grid", "fig2_grid", "timing", "relative_gain",
-           "per_run"]
+__all__ = ["SOURCES", "TIME_MARGIN", "GAIN_MARGIN", "prepare", "fig3_grid", "fig2_grid",
+           "timing", "relative_gain", "per_run", "noise_effect"]
 
 #: Where the table comes from: the real 2016-03-12 Fitbit export, or the synthetic copula.
 SOURCES = ("fitbit", "synthetic")
@@ -189,3 +189,16 @@ def relative_gain(runs: pd.DataFrame, better: str, worse: str, condition: str) -
     run by run (run k of one method against run k of the other)."""
     a, b = per_run(runs, better, condition), per_run(runs, worse, condition)
     return (a - b) / b
+
+
+def noise_effect(runs: pd.DataFrame, method: str, column: str = "accuracy",
+                 sign: float = 1.0) -> np.ndarray:
+    """Run by run, ``sign · (noisy − noiseless)`` of ``column`` for ``method`` in each ε, shape
+    (ε, runs): the paired differences Remark 1 and Sec. VIII's claims are judged on (run k of
+    one condition against run k of the other)."""
+    per = runs[runs.method == method].pivot_table(index=["condition", "epsilon"],
+                                                  columns="run", values=column)
+    missing = {"noisy", "noiseless"} - set(per.index.get_level_values("condition"))
+    if missing:
+        raise ValueError(f"no {column!r} runs of {method!r} in condition(s) {sorted(missing)}")
+    return sign * (per.loc["noisy"] - per.loc["noiseless"]).to_numpy()

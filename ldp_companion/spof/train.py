@@ -46,7 +46,7 @@ from ldp_companion.validation import (check_epsilon, check_epsilons, check_posit
                                       check_rng, check_unit_interval)
 
 __all__ = ["METHODS", "CONDITIONS", "Setup", "noise_multiplier", "train", "accuracy",
-           "coefficient_noise", "gradient_noise", "clip_gradients", "scale_estimate"]
+           "coefficient_noise", "gradient_noise", "clip_gradients"]
 
 METHODS = ("nonprivate", "spof", "spof_exact", "fm", "dpsgd_logit", "dpsgd_param",
            "authors_v1")
@@ -372,20 +372,6 @@ def clip_gradients(g, clip: float) -> np.ndarray:
     if clip == 0:
         raise ValueError("clip must be > 0")
     return _clip(torch.from_numpy(g), clip)[0].numpy()
-
-
-def scale_estimate(noise) -> tuple:
-    """The scale ``d`` of ``Lap(d)`` noise estimated by the mean absolute value (``E|ν| = d``),
-    with its standard error (``sd(|ν|) / √k`` over the ``k`` entries).
-
-    Returns
-    -------
-    (float, float)
-    """
-    v = np.abs(np.asarray(noise, dtype=float)).ravel()
-    if v.size < 2 or not np.all(np.isfinite(v)):
-        raise ValueError("noise must hold at least two finite values")
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
 
 # ---------------------------------------------------------------------------- the loop

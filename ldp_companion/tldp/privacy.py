@@ -19,16 +19,16 @@
 """
 from __future__ import annotations
 
-
 import numpy as np
 
-
+from ldp_companion.montecarlo import estimated_scale
 from ldp_companion.tensor.calibration import check_delta, check_value_range, gaussian_epsilon
 from ldp_companion.tldp.algorithm import tldp
+from ldp_companion.tldp.mechanisms import perturb
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
 
 __all__ = ["laplace_true_epsilon", "gaussian_mu", "atom_delta", "gdp_epsilon",
-           "gdp_epsilon_exact", "noise_scale_estimate", "spent_epsilon",
+           "gdp_epsilon_exact", "spent_epsilon",
            "laplace_loss", "gaussian_loss", "mean_laplace_loss", "copies_sampler", "tldp_sampler",
            "lr_attack_accuracy", "window_probabilities", "weighted_bound_threshold"]
 
@@ -203,33 +203,6 @@ def weighted_bound_threshold(epsilon):
     return -np.expm1(-np.asarray(epsilon, float))
 
 
-
-
-def noise_scale_estimate(z, noise: str = "laplace") -> tuple[float, float]:
-    """The scale of i.i.d. zero-mean noise from its draws ``z``, and the estimate's relative
-    standard error: ``b̂ = mean |Z|`` for Laplace noise (``E|Z| = b``), ``σ̂ = √(mean Z²)`` for
-    Gaussian noise (the delta method for the square root).
-
-    Parameters
-    ----------
-    z : array_like
-        Noise draws (at least 2, finite).
-    noise : {"laplace", "gaussian"}
-    """
-    z = np.asarray(z, float).ravel()
-    if z.size < 2 or not np.all(np.isfinite(z)):
-        raise ValueError("z must hold at least 2 finite noise draws")
-    if noise == "laplace":
-        a = np.abs(z)
-        est = float(a.mean())
-        return est, float(a.std(ddof=1) / (est * np.sqrt(z.size)))
-    if noise == "gaussian":
-        sq = z * z
-        var = float(sq.mean())
-        return float(np.sqrt(var)), float(0.5 * sq.std(ddof=1) / (var * np.sqrt(z.size)))
-    raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
-
-
 #: The experiments' mechanisms whose noise is i.i.d. on every entry, by noise law.
 _NOISE_OF = {"tldp_l": "laplace", "laplace": "laplace", "tldp_g": "gaussian",
              "gaussian": "gaussian"}
@@ -241,8 +214,8 @@ def spent_epsilon(mechanism: str, shape, value_range, epsilon, n: int, rng, *,
 
     ``n`` tensors of zeros of ``shape`` go through
     :func:`ldp_companion.tldp.mechanisms.perturb` (what the experiments call); the scale of
-    the noise is estimated (:func:`noise_scale_estimate`) and turned into what two tensors
-    whose entries differ by the whole range ``Δ`` cost: ``IΔ/b̂`` for Laplace noise (pure ε),
+    the noise is estimated (:func:`ldp_companion.montecarlo.estimated_scale`) and turned
+    into what two tensors whose entries differ by the whole range ``Δ`` cost: ``IΔ/b̂`` for Laplace noise (pure ε),
     and for Gaussian noise the ``(ε′, δ)`` of ``μ̂ = Δ√I/σ̂``-Gaussian DP (the exact profile,
     :func:`gdp_epsilon_exact`). TLDP's kept entries would bias the estimate; with ``p``
     underflowing (every realistic ``I``) there are none.
@@ -271,8 +244,6 @@ def spent_epsilon(mechanism: str, shape, value_range, epsilon, n: int, rng, *,
         of the scale), ``scale`` (``b̂`` or ``σ̂``) and ``scale_rse`` (its relative standard
         error).
     """
-    from ldp_companion.tldp.mechanisms import perturb
-
     if mechanism not in _NOISE_OF:
         raise ValueError(f"mechanism must be one of {tuple(_NOISE_OF)}, got {mechanism!r}")
     n = check_positive_int(n, "n")
@@ -280,7 +251,8 @@ def spent_epsilon(mechanism: str, shape, value_range, epsilon, n: int, rng, *,
     noise = np.asarray(perturb(mechanism, np.zeros((n, *tuple(shape))), epsilon,
                                value_range=d, rng=check_rng(rng)), float)
     size = int(np.prod(shape))
-    scale, rse = noise_scale_estimate(noise, _NOISE_OF[mechanism])
+    scale, se = estimated_scale(noise, _NOISE_OF[mechanism])
+    rse = se / scale
     scales = scale * np.array([1.0, 1.0 + z * rse, 1.0 - z * rse])
     if _NOISE_OF[mechanism] == "laplace":
         eps = size * d / scales

@@ -64,8 +64,8 @@ from ldp_companion.tvg.privacy import gaussian_noise_multiplier, tvg_step_epsilo
 from ldp_companion.tvg.release import directional_release, iid_release
 from ldp_companion.validation import check_epsilon, check_positive_int
 
-__all__ = ["DELTA", "PAPER_EPS_MAX", "FEATURE_SHAPE", "BATCH", "N_MNIST", "MNIST_SOURCES", "PAPER_MNIST_SIZES",
-           "TYPE1_MECHANISMS",
+__all__ = ["DELTA", "PAPER_EPS_MAX", "FEATURE_SHAPE", "BATCH", "N_MNIST", "MNIST_SOURCES",
+           "PAPER_MNIST_SIZES", "TYPE1_MECHANISMS",
            "TYPE2_MECHANISMS", "TYPE3_MECHANISMS", "lenet5", "lenet5_head", "clip_per_example", "type1_stds", "dp_sgd",
            "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid", "type3_grid",
            "release_iid_batches", "release_directional_batches"]
