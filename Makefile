@@ -25,7 +25,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[book,test]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[book,test,torch]"
 	@touch $@
 
 $(MATHJAX): package.json package-lock.json

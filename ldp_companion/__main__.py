@@ -79,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         params = {name: _value(value) for name, value in args.parameter}
         if not args.quiet:  # the kernel inherits it: grids draw their bars on this terminal
             os.environ[PROGRESS_ENV] = "1"
-        out = runner.execute(runner.find_chapter(args.chapter), Path(args.out), params,
-                             log_output=args.log_output)
+        source = runner.find_chapter(args.chapter)
+        params = {"profile": "default", "seed": 0, **params}  # the parameters cell's defaults
+        out = runner.execute(source, Path(args.out), params, log_output=args.log_output,
+                             resolved=_resolved(source.stem, params))
         print(f"executed notebook: {out}")
         return 0
     if args.command == "params":
@@ -104,6 +106,16 @@ def main(argv: list[str] | None = None) -> int:
         index = runner.build_site()
         print(f"book built in {time.perf_counter() - started:.0f} s; open {index}")
     return 0
+
+
+def _resolved(chapter: str, params: dict) -> dict:
+    """Every parameter's value in force for a run of ``chapter`` with ``params`` (the
+    profile's value where ``params`` gives none), for the run record."""
+    from ldp_companion import book
+
+    spec = book.PARAMS[chapter]
+    cfg = spec.resolve({**{n: None for n in spec.names}, **params})
+    return {"profile": cfg.profile, "seed": cfg.seed, **cfg.values}
 
 
 def _params(chapter: str | None, sync: bool) -> int:

@@ -16,23 +16,26 @@ import pandas as pd
 import seaborn as sns
 
 __all__ = ["MECHANISM_COLORS", "MECHANISM_ALIASES", "MECHANISM_LABELS", "MECHANISM_MARKERS",
-           "SERIES_COLORS", "PAGE_WIDTH_PX", "MIN_TEXT_PT", "use_style", "color", "label",
-           "marker", "epsilon_axis", "plain_log_y", "plot_vs_epsilon",
-           "plot_panels_vs_epsilon", "legend_below", "figure_facts", "show", "png_facts"]
+           "SERIES_COLORS", "PAGE_WIDTH_PX", "MIN_TEXT_PT", "MIN_CVD_DISTANCE", "use_style", "color", "label",
+           "marker", "tick_text", "epsilon_axis", "plain_log_y", "plot_vs_epsilon",
+           "plot_panels_vs_epsilon", "legend_below", "figure_facts", "show", "png_facts",
+           "cvd_distance", "cvd_clashes"]
 
 # One colour per mechanism across the book. The same mechanism under another name (Laplace
 # with ε/d per attribute; Harmony, which is Duchi's law on a sampled attribute) takes its
-# colour; distinct mechanisms keep distinct colours (the
-# tests check the smallest CIELAB distance between any two).
+# colour. The colours were chosen (from the Okabe–Ito, Tol and ColorBrewer palettes) so that
+# the mechanisms one chapter draws together stay apart for a reader with normal vision, with
+# deuteranopia and with protanopia (simulated, :func:`cvd_distance`); the tests check it, and
+# every figure's legend on the built site.
 _BASE_COLORS = {
-    "laplace": "#1f77b4", "duchi": "#ff7f0e", "pm": "#2ca02c", "hm": "#d62728",
-    "three_outputs": "#9467bd", "pm_opt": "#8c564b", "pm_sub": "#e377c2", "hm_tp": "#17becf",
-    "hiera": "#08306b", "graded_laplace": "#b8860b", "duchi_md": "#bcbd22",
-    "gaussian": "#7f7f7f", "non_private": "#000000",
-    "tldp_l": "#800000", "tldp_g": "#005a32", "idn": "#ff00ff", "mvg": "#3f007d",
-    "udn": "#b15928", "tvg": "#666600", "gauss_paper": "#00a087", "jl": "#00bfff",
-    "spof": "#9e0142", "spof_exact": "#ff4500", "fm": "#4d4dff", "authors_v1": "#c51b8a",
-    "dpsgd_logit": "#00cc00",
+    "laplace": "#2d004b", "duchi": "#0077bb", "pm": "#33bbee", "hm": "#ccbb44",
+    "three_outputs": "#ee99aa", "pm_opt": "#313695", "pm_sub": "#d55e00", "hm_tp": "#7f3b08",
+    "hiera": "#332288", "graded_laplace": "#01665e", "duchi_md": "#67001f",
+    "gaussian": "#67001f", "non_private": "#000000",
+    "tldp_l": "#e69f00", "tldp_g": "#555555", "idn": "#74add1", "mvg": "#0077bb",
+    "udn": "#009988", "tvg": "#542788", "gauss_paper": "#01665e", "jl": "#ee7733",
+    "spof": "#cc3311", "spof_exact": "#e69f00", "fm": "#0072b2", "authors_v1": "#ee6677",
+    "dpsgd_logit": "#994455",
 }
 #: Names that are another name for a mechanism above (they share its colour).
 MECHANISM_ALIASES: dict[str, str] = {
@@ -66,8 +69,8 @@ MECHANISM_LABELS: dict[str, str] = {
     "dpsgd_param": "DP-SGD (parameters)", "nonprivate": "non-private autoencoder",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
-#: in hue and lightness, none of them a mechanism's colour.
-SERIES_COLORS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#444444"]
+#: in hue and lightness, also for a colour-blind reader.
+SERIES_COLORS = ["#d55e00", "#332288", "#56b4e9", "#555555", "#ddcc77", "#000000"]
 
 
 #: A marker per mechanism, so that curves stay apart where colours are close or printed grey.
@@ -86,23 +89,41 @@ def marker(name: str) -> str:
     return MECHANISM_MARKERS.get(name, "o")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def tick_text(value: float) -> str:
+    """A tick label: ``0.5``, ``30``, ``3000``; ``10⁴``, ``3×10⁵`` from ten thousand up (and
+    below 0.001), never ``1e+06``."""
+    value = float(value)
+    if value == 0 or 1e-3 <= abs(value) < 1e4:
+        return f"{value:g}"
+    exponent = int(np.floor(np.log10(abs(value))))
+    mantissa = float(f"{value / 10.0 ** exponent:.3g}")
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if mantissa == 1 else f"{mantissa:g}×{power}"
+
+
 def epsilon_axis(ax, ticks, min_ratio: float = 1.45) -> None:
-    """Log ε axis with a tick at every grid value; labels are thinned so that neighbours
-    closer than a factor ``min_ratio`` never overlap."""
+    """Log ε axis with a tick at every grid value. Labels are thinned so that neighbours
+    closer than a factor ``min_ratio`` never overlap; powers of ten are labelled first, so a
+    reader never sees 30 and 300 labelled while 10 and 100 are bare."""
     ax.set_xscale("log")
-    ticks, shown, last = sorted(float(t) for t in ticks), set(), None
-    for t in reversed(ticks):
-        if last is None or last / t >= min_ratio:
-            shown.add(t)
-            last = t
-    ax.set_xticks(ticks, [f"{t:g}" if t in shown else "" for t in ticks])
+    ticks = sorted({float(t) for t in ticks})
+    decade = [t for t in ticks if t > 0 and np.isclose(np.log10(t), round(np.log10(t)))]
+    order = sorted(decade, reverse=True) + [t for t in reversed(ticks) if t not in decade]
+    shown: list[float] = []
+    for t in order:
+        if all(max(t, s) / min(t, s) >= min_ratio for s in shown):
+            shown.append(t)
+    ax.set_xticks(ticks, [tick_text(t) if t in shown else "" for t in ticks])
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
 
 
 def plain_log_y(ax) -> None:
     """Log y axis labelled 0.002, 0.005, 0.01, ... rather than 2×10⁻³."""
     ax.set_yscale("log")
-    fmt = matplotlib.ticker.FuncFormatter(lambda y, _: f"{y:g}")
+    fmt = matplotlib.ticker.FuncFormatter(lambda y, _: tick_text(y))
     ax.yaxis.set_major_formatter(fmt)
     ax.yaxis.set_minor_locator(matplotlib.ticker.LogLocator(subs=(2.0, 5.0)))
     ax.yaxis.set_minor_formatter(fmt)
@@ -117,32 +138,89 @@ _PNG_DPI = 150       # pixels actually stored, so that the enlarged view stays s
 _PNG_KEY = "ldp-companion"
 
 
-def _legend_colors(fig) -> dict[str, str]:
-    """Each legend entry's label and the hex colour of its handle."""
+def _handle_style(handle) -> tuple:
+    """Colour (hex), marker and line style of a legend handle (None where it has none)."""
+    rgb, mark, dash = None, None, None
+    if isinstance(handle, matplotlib.collections.Collection):  # markers, error bars
+        for colours in (handle.get_facecolor(), handle.get_edgecolor()):
+            c = np.asarray(colours, float).reshape(-1, 4)
+            if len(c) and c[0, 3] > 0:
+                rgb = c[0]
+                break
+        mark = "collection"
+    elif hasattr(handle, "get_color"):
+        rgb = handle.get_color()
+    elif hasattr(handle, "get_facecolor"):
+        rgb = handle.get_facecolor()
+    if isinstance(handle, matplotlib.lines.Line2D):
+        mark = None if handle.get_marker() in (None, "", "None", " ") else str(handle.get_marker())
+        dash = None if handle.get_linestyle() in ("None", "", " ") else handle.get_linestyle()
+    hex_colour = matplotlib.colors.to_hex(rgb) if rgb is not None else None
+    return hex_colour, mark, dash
+
+
+def _legend_entries(fig) -> dict[str, dict]:
+    """Each legend entry's label and its handle's colour, marker and line style."""
     legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
     out = {}
     for leg in legends:
         for handle, text in zip(leg.legend_handles, leg.get_texts()):
-            rgb = None
-            if isinstance(handle, matplotlib.collections.Collection):  # markers, error bars
-                for colours in (handle.get_facecolor(), handle.get_edgecolor()):
-                    c = np.asarray(colours, float).reshape(-1, 4)
-                    if len(c) and c[0, 3] > 0:
-                        rgb = c[0]
-                        break
-            elif hasattr(handle, "get_color"):
-                rgb = handle.get_color()
-            elif hasattr(handle, "get_facecolor"):
-                rgb = handle.get_facecolor()
-            if rgb is not None:
-                out[text.get_text()] = matplotlib.colors.to_hex(rgb)
+            hex_colour, mark, dash = _handle_style(handle)
+            if hex_colour is not None:
+                out[text.get_text()] = {"color": hex_colour, "marker": mark, "dash": dash}
+    return out
+
+
+#: Smallest distance (CAM02-UCS, :func:`cvd_distance`) between two curves' colours that a
+#: reader with normal vision, deuteranopia or protanopia can still tell apart in a legend.
+MIN_CVD_DISTANCE = 12.0
+_CVD = ((None, 0), ("deuteranomaly", 100), ("protanomaly", 100))
+
+
+def cvd_distance(a, b) -> float:
+    """The smallest perceptual distance between colours ``a`` and ``b`` as seen with normal
+    vision, deuteranopia and protanopia (Machado et al. 2009 simulation at full severity,
+    distances in CAM02-UCS, via colorspacious)."""
+    from colorspacious import cspace_convert, deltaE
+
+    rgb = np.array([matplotlib.colors.to_rgb(a), matplotlib.colors.to_rgb(b)])
+    out = []
+    for kind, severity in _CVD:
+        seen = rgb if kind is None else np.clip(cspace_convert(
+            rgb, {"name": "sRGB1+CVD", "cvd_type": kind, "severity": severity}, "sRGB1"), 0, 1)
+        out.append(float(deltaE(seen[0], seen[1], input_space="sRGB1")))
+    return min(out)
+
+
+def cvd_clashes(entries: dict[str, dict], min_distance: float = MIN_CVD_DISTANCE) -> list[str]:
+    """Pairs of legend entries a colour-blind reader cannot tell apart.
+
+    Two entries clash when their colours are closer than ``min_distance`` (:func:`cvd_distance`)
+    unless they share one colour on purpose (one mechanism, two variants) and differ in marker
+    or line style.
+    """
+    names = list(entries)
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            ea, eb = entries[a], entries[b]
+            if ea["color"] == eb["color"]:
+                if (ea.get("marker"), ea.get("dash")) == (eb.get("marker"), eb.get("dash")):
+                    out.append(f"{a!r} and {b!r} look the same (colour, marker and dash)")
+                continue
+            d = cvd_distance(ea["color"], eb["color"])
+            if d < min_distance:
+                out.append(f"{a!r} ({ea['color']}) and {b!r} ({eb['color']}) are {d:.1f} apart "
+                           f"for a colour-blind reader (at least {min_distance:g})")
     return out
 
 
 def figure_facts(fig, width_px: float) -> dict:
     """What a reader gets from ``fig`` shown ``width_px`` CSS pixels wide on the page: the
-    scale the page applies, the smallest text in points after it, which text that is, and the
-    colour of every legend entry."""
+    scale the page applies, the smallest text in points after it, which text that is, the
+    colour, marker and dash of every legend entry, and the pairs of entries a colour-blind
+    reader cannot tell apart (:func:`cvd_clashes`)."""
+    entries = _legend_entries(fig)
     scale = min(1.0, PAGE_WIDTH_PX / width_px)
     texts = [t for t in fig.findobj(matplotlib.text.Text)
              if t.get_visible() and t.get_text().strip() and t.figure is fig]
@@ -151,7 +229,8 @@ def figure_facts(fig, width_px: float) -> dict:
     return {"width_px": round(width_px), "scale": round(scale, 4),
             "min_text_pt": round(sizes[i], 2) if sizes else None,
             "smallest_text": texts[i].get_text()[:40] if sizes else "",
-            "legend": _legend_colors(fig)}
+            "legend": {k: v["color"] for k, v in entries.items()},
+            "legend_styles": entries, "cvd_clashes": cvd_clashes(entries)}
 
 
 def _plain(text: str, what: str) -> str:

@@ -22,10 +22,30 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["PROFILES", "ChapterConfig", "ChapterParams", "resolve", "format_value",
+__all__ = ["PROFILES", "EXTRAS", "MissingExtra", "require", "ChapterConfig", "ChapterParams", "resolve", "format_value",
            "every_profile"]
 
 PROFILES = ("smoke", "default", "paper")
+
+#: Optional extras of the package: the modules each brings (``pip install
+#: "ldp_companion[torch]"``).
+EXTRAS = {"torch": ("torch", "torchvision", "opacus", "dp_accounting")}
+
+
+class MissingExtra(ImportError):
+    """A chapter needs an optional extra of the package that is not installed."""
+
+
+def require(chapter: str, extras) -> None:
+    """Stop with one line saying what to install when ``chapter`` needs an extra that is not
+    installed (:data:`EXTRAS`)."""
+    import importlib.util
+
+    for extra in extras:
+        absent = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
+        if absent:
+            raise MissingExtra(f"{chapter} needs the [{extra}] extra ({', '.join(absent)} not "
+                               f"installed): pip install \"ldp_companion[{extra}]\"")
 
 
 def every_profile(value) -> dict:
@@ -112,9 +132,16 @@ class ChapterParams:
     spec : dict
         ``name -> (meaning, {"smoke": v, "default": v, "paper": v})``, in the order of the
         chapter's parameters cell.
+    requires : tuple of str
+        Optional extras of the package the chapter needs (``("torch",)``): :meth:`resolve`,
+        the chapter's first step, stops with one line saying what to install when one is
+        missing.
     """
 
-    def __init__(self, chapter: str, spec: dict):
+    def __init__(self, chapter: str, spec: dict, requires: tuple = ()):
+        unknown = set(requires) - set(EXTRAS)
+        if unknown:
+            raise ValueError(f"{chapter}: unknown extras {sorted(unknown)}; known: {list(EXTRAS)}")
         for name, entry in spec.items():
             if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)
                     and isinstance(entry[1], dict)):
@@ -127,6 +154,7 @@ class ChapterParams:
                 raise ValueError(f"{chapter}: parameter {name!r} has no value for {sorted(missing)}")
         self.chapter = chapter
         self.spec = dict(spec)
+        self.requires = tuple(requires)
 
     @property
     def names(self) -> list[str]:
@@ -142,6 +170,7 @@ class ChapterParams:
         missing = [n for n in ["profile", "seed", *self.spec] if n not in namespace]
         if missing:
             raise ValueError(f"{self.chapter}: the parameters cell does not define {missing}")
+        require(self.chapter, self.requires)
         return resolve(namespace["profile"], self.spec, seed=namespace["seed"],
                        **{n: namespace[n] for n in self.spec})
 

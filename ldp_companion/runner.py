@@ -33,12 +33,19 @@ VERSIONED = ("ldp_companion", "numpy", "scipy", "pandas", "matplotlib", "seaborn
              "scikit-learn", "joblib", "torch", "papermill", "jupyter-book", "sphinx")
 
 
-def chapters(root: Path = REPO) -> list[Path]:
-    """Chapter and appendix sources, in book order (``notebooks/*.md``)."""
-    return sorted((root / "notebooks").glob("*.md"))
+#: The chapter sources as installed with the package (in the repository a link to
+#: ``notebooks/``), so that the command line works from a wheel.
+CHAPTERS = Path(__file__).resolve().parent / "chapters"
 
 
-def find_chapter(name: str, root: Path = REPO) -> Path:
+def chapters(root: Path | None = None) -> list[Path]:
+    """Chapter and appendix sources, in book order: ``root/notebooks/*.md``, by default the
+    ones installed with the package (the repository's ``notebooks/``)."""
+    folder = CHAPTERS if root is None else Path(root) / "notebooks"
+    return sorted(folder.glob("*.md"))
+
+
+def find_chapter(name: str, root: Path | None = None) -> Path:
     """The chapter whose file name matches ``name`` (``tldp``, ``03``, ``03-pm-three-outputs``)."""
     found = [p for p in chapters(root) if p.stem == name]
     found = found or [p for p in chapters(root) if name in p.stem.split("-", 1) or
@@ -83,7 +90,8 @@ _KERNEL_START_TRIES = 3
 
 def execute(source: Path, out_dir: Path, parameters: dict | None = None,
             kernel: str = "python3", log_output: bool = False, record: bool = True,
-            cache_key: str | None = None, prelude: str | None = None) -> Path:
+            cache_key: str | None = None, prelude: str | None = None,
+            resolved: dict | None = None) -> Path:
     """Run one MyST notebook with papermill; return the executed ``.ipynb``.
 
     Parameters
@@ -102,6 +110,9 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     prelude : str, optional
         Code run before the chapter's first cell, in a cell the page does not show (the
         mutation harness applies a mutant with it, :mod:`ldp_companion.mutation`).
+    resolved : dict, optional
+        Every parameter's value in force (the profile's values filled in), kept in the record
+        beside the ``parameters`` passed.
     """
     import jupytext
     import papermill
@@ -144,12 +155,19 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
           flush=True)
     if not record:
         return target
-    record = {"name": source.stem, "parameters": parameters, "seconds": round(seconds, 2),
+    record = {"name": source.stem, "parameters": parameters,
+              "resolved": _jsonable(resolved or parameters), "seconds": round(seconds, 2),
               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "machine": machine(), "versions": versions(),
               "cache_key": cache_key, "from_cache": False}
     (out_dir / f"{source.stem}.run.json").write_text(json.dumps(record, indent=1))
     return target
+
+
+def _jsonable(values: dict) -> dict:
+    """``values`` with numpy scalars and tuples turned into JSON types (others as text)."""
+    return json.loads(json.dumps(values, default=lambda v: v.tolist() if hasattr(v, "tolist")
+                                 else str(v)))
 
 
 def _hide_injected_parameters(notebook: Path) -> None:
@@ -260,7 +278,7 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    sources = chapters(root)
+    sources = chapters(None if root == REPO else root)
     names = {s.stem for s in sources} | set(summary_pages)
     for stale in [*out_dir.glob("*.ipynb"), *out_dir.glob("*.json")]:
         if stale.name.split(".")[0] not in names:  # a chapter that no longer exists

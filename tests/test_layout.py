@@ -110,3 +110,53 @@ def test_the_checker_catches_an_upward_and_a_sideways_import():
     assert not violations("ldp_companion.hiera.sgd",
                           imported_modules(fine, "ldp_companion.hiera.sgd"))
     assert not violations("ldp_companion.book", imported_modules(sideways, "ldp_companion.book"))
+
+
+# --- pages that read like lectures -----------------------------------------------------------
+MAX_CODE_LINES = 400      # lines of code on a whole page (the parameters cell aside)
+MAX_MEDIAN_CELL = 15      # median lines of a code cell
+MAX_CELL = 40             # the longest code cell
+
+
+def page_shape(text: str) -> dict:
+    """Lines of code of a chapter page (MyST source): total, median and longest cell, and
+    where the longest starts. Blank lines and the parameters cell do not count."""
+    import statistics
+
+    nb = jupytext.reads(text, fmt="md:myst")
+    cells = [c for c in nb.cells if c.cell_type == "code"
+             and "parameters" not in c.metadata.get("tags", [])]
+    sizes = [sum(1 for line in c.source.splitlines() if line.strip()) for c in cells]
+    if not sizes:
+        return {"lines": 0, "median": 0, "longest": 0, "longest_starts": ""}
+    i = max(range(len(sizes)), key=sizes.__getitem__)
+    return {"lines": sum(sizes), "median": statistics.median(sizes), "longest": sizes[i],
+            "longest_starts": cells[i].source.strip().splitlines()[0][:60]}
+
+
+def shape_problems(shape: dict) -> list[str]:
+    out = []
+    if shape["lines"] > MAX_CODE_LINES:
+        out.append(f"{shape['lines']} lines of code (at most {MAX_CODE_LINES})")
+    if shape["median"] > MAX_MEDIAN_CELL:
+        out.append(f"median code cell {shape['median']} lines (at most {MAX_MEDIAN_CELL})")
+    if shape["longest"] > MAX_CELL:
+        out.append(f"a {shape['longest']}-line cell (at most {MAX_CELL}) starting "
+                   f"{shape['longest_starts']!r}")
+    return out
+
+
+@pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
+def test_page_reads_like_a_lecture(source):
+    """The computation lives in the chapter's package: a page shows short cells calling it."""
+    problems = shape_problems(page_shape(source.read_text()))
+    assert not problems, f"{source.name}: " + "; ".join(problems)
+
+
+def test_page_shape_check_fails_on_a_long_cell():
+    cell = "```{code-cell} ipython3\n" + "x = 1\n" * 41 + "```\n"
+    page = "---\njupytext:\n  text_representation:\n    format_name: myst\n---\n# T\n\n" + cell
+    shape = page_shape(page)
+    assert shape["longest"] == 41 and any("41-line cell" in p for p in shape_problems(shape))
+    params = "```{code-cell} ipython3\n:tags: [parameters]\n\n" + "p = 1\n" * 41 + "```\n"
+    assert page_shape(page.replace(cell, params))["lines"] == 0

@@ -57,3 +57,20 @@ def test_wheel_from_the_site_runs_a_downloaded_notebook(tmp_path):
                           cwd=work, env=clean, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (work / "A-audit.ledger.json").is_file()  # the chapter ran to its last cell
+    # every verb of the command line works from the wheel (the chapter sources are package data)
+    def cli(*args, timeout=120):
+        done = subprocess.run([python, "-m", "ldp_companion", *args], cwd=work, env=clean,
+                              capture_output=True, text=True, timeout=timeout)
+        assert done.returncode == 0, (args, done.stderr[-2000:])
+        return done.stdout
+
+    assert cli("list").split() == ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
+                                   "05-hiera", "A-audit", "B-mechanism"]
+    assert "eps_grid" in cli("params", "pm")
+    cli("student", "--out", "student", "--chapters", "A")
+    assert (work / "student" / "A-audit.ipynb").is_file()
+    cli("run", "A", "-p", "profile", "smoke", "--out", "cli", "--quiet", timeout=300)
+    record = __import__("json").loads((work / "cli" / "A-audit.run.json").read_text())
+    assert record["parameters"]["profile"] == record["resolved"]["profile"] == "smoke"
+    clean["LDP_COMPANION_LEDGER_DIR"] = str(work / "cli")
+    assert "A-audit" in cli("coverage", "A")

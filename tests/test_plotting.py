@@ -10,6 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from ldp_companion import mechanism_names  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
 from ldp_companion.plotting import MECHANISM_COLORS, color, label, plot_vs_epsilon, use_style  # noqa: E402
 
 
@@ -110,7 +111,7 @@ def test_show_stores_alt_text_and_facts_in_the_png(monkeypatch, tmp_path):
     alt, stored = png_facts(tmp_path / "f.png")
     assert alt == "Two curves against ε on a log axis." and stored == facts
     assert facts["scale"] == 1.0 and facts["min_text_pt"] >= 9
-    assert facts["legend"] == {"PM": "#2ca02c", "Harmony": "#ff7f0e"}
+    assert facts["legend"] == {"PM": to_hex(color("pm")), "Harmony": to_hex(color("harmony"))}
     assert not plt.get_fignums()  # closed: the inline backend does not show it a second time
 
 
@@ -161,24 +162,41 @@ def _lab(rgb):
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 
 
-MIN_LAB_DISTANCE = 20.0  # two colours closer than this in CIELAB are hard to tell apart in a legend
+#: The mechanisms each chapter draws together (its figures' legends): their colours must stay
+#: apart for every reader, a colour-blind one included.
+DRAWN_TOGETHER = {
+    "ch1": ["tldp_l", "tldp_g", "laplace", "gaussian", "idn", "mvg", "non_private"],
+    "ch2": ["idn", "gauss_paper", "udn", "tvg", "mvg", "jl", "gaussian", "non_private"],
+    "ch3": ["laplace", "duchi", "duchi_md", "pm", "hm", "three_outputs", "pm_opt", "pm_sub",
+            "hm_tp", "non_private", "a mechanism the book does not know"],
+    "ch4": ["non_private", "spof", "spof_exact", "fm", "dpsgd_logit", "gaussian", "authors_v1"],
+    "ch5": ["hiera", "duchi", "pm", "graded_laplace", "non_private"],
+    "B": ["laplace", "duchi", "pm", "hm_tp", "a mechanism the book does not know"],
+}
 
 
-def test_palette_one_distinct_colour_per_mechanism(tmp_path):
-    from ldp_companion.plotting import MECHANISM_ALIASES, SERIES_COLORS
+def closest_pair(colours: dict) -> tuple:
+    from ldp_companion.plotting import cvd_distance
 
-    names = [n for n in MECHANISM_COLORS if n not in MECHANISM_ALIASES]
-    lab = {n: _lab(MECHANISM_COLORS[n]) for n in names}
-    pairs = [(np.linalg.norm(lab[a] - lab[b]), a, b) for i, a in enumerate(names) for b in names[i + 1:]]
-    closest = min(pairs)
-    assert closest[0] > MIN_LAB_DISTANCE, f"{closest[1]} and {closest[2]} are too alike: {closest[0]:.1f}"
+    names = list(colours)
+    return min((cvd_distance(colours[a], colours[b]), a, b)
+               for i, a in enumerate(names) for b in names[i + 1:])
+
+
+def test_palette_keeps_each_chapters_mechanisms_apart_for_colour_blind_readers(tmp_path):
+    from ldp_companion.plotting import MECHANISM_ALIASES, MIN_CVD_DISTANCE, SERIES_COLORS
+
+    for chapter, names in DRAWN_TOGETHER.items():
+        d, a, b = closest_pair({n: color(n) for n in names})
+        assert d >= MIN_CVD_DISTANCE, f"{chapter}: {a} and {b} are {d:.1f} apart"
     for alias, name in MECHANISM_ALIASES.items():  # another name of one mechanism: its colour
         assert color(alias) == color(name)
     assert all(n in MECHANISM_COLORS for n in mechanism_names())
     assert len({label(n) for n in MECHANISM_COLORS}) == len(MECHANISM_COLORS)  # labels distinct
-    series = [_lab(matplotlib.colors.to_rgb(c)) for c in SERIES_COLORS]
-    assert min(np.linalg.norm(a - b) for i, a in enumerate(series) for b in series[i + 1:]) > MIN_LAB_DISTANCE
+    d, a, b = closest_pair(dict(enumerate(SERIES_COLORS)))
+    assert d >= MIN_CVD_DISTANCE, f"series colours {a} and {b} are {d:.1f} apart"
     # the swatch renders, one patch per name, each in its mechanism's colour
+    names = [n for n in MECHANISM_COLORS if n not in MECHANISM_ALIASES]
     fig, ax = plt.subplots(figsize=(6, 4))
     for i, n in enumerate(names):
         ax.barh(i, 1, color=MECHANISM_COLORS[n])
@@ -189,9 +207,32 @@ def test_palette_one_distinct_colour_per_mechanism(tmp_path):
     plt.close(fig)
 
 
-def test_palette_distance_check_fails_on_a_clash():
-    """The mutant: a palette where HM-TP is grey again next to a dark-grey 'non-private'."""
-    assert np.linalg.norm(_lab((0.5, 0.5, 0.5)) - _lab((0.4, 0.4, 0.4))) < MIN_LAB_DISTANCE
+def test_palette_check_fails_on_the_old_colours_that_collapse_for_colour_blind_readers():
+    """The mutant: the tab10 greens and reds of PM and HM, apart for normal vision, the same
+    olive for a deuteranope."""
+    from ldp_companion.plotting import MIN_CVD_DISTANCE, cvd_clashes, cvd_distance
+
+    old = {"PM": "#2ca02c", "HM": "#d62728"}
+    assert closest_pair(old)[0] < MIN_CVD_DISTANCE
+    assert cvd_distance("#2ca02c", "#d62728") < MIN_CVD_DISTANCE < cvd_distance("#000000", "#ffffff")
+    entries = {k: {"color": v, "marker": "o", "dash": "-"} for k, v in old.items()}
+    assert len(cvd_clashes(entries)) == 1
+    # one colour on purpose, told apart by the marker: no clash; the same look: a clash
+    twins = {"TLDP-L": {"color": "#e69f00", "marker": "o", "dash": "-"},
+             "TLDP-L-w": {"color": "#e69f00", "marker": "x", "dash": "-"}}
+    assert cvd_clashes(twins) == []
+    twins["TLDP-L-w"]["marker"] = "o"
+    assert len(cvd_clashes(twins)) == 1
+
+
+def test_a_shown_figure_records_its_legend_styles_and_clashes(monkeypatch):
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2], [1, 2], color="#2ca02c", marker="o", label="PM")
+    ax.plot([1, 2], [2, 1], color="#d62728", marker="o", label="HM")
+    ax.legend()
+    facts, _ = _show(monkeypatch, fig)
+    assert facts["legend_styles"]["PM"] == {"color": "#2ca02c", "marker": "o", "dash": "-"}
+    assert len(facts["cvd_clashes"]) == 1
 
 
 def test_legend_below_gathers_each_label_once_under_the_figure():
@@ -205,3 +246,17 @@ def test_legend_below_gathers_each_label_once_under_the_figure():
     assert [t.get_text() for t in leg.get_texts()] == ["PM", "Duchi"] and fig.legends == [leg]
     assert leg._ncols == 2  # no more columns than entries
     plt.close("all")
+
+
+def test_epsilon_axis_labels_powers_of_ten_first_and_never_in_e_notation():
+    from ldp_companion.plotting import epsilon_axis, tick_text
+
+    fig, ax = plt.subplots()
+    ticks = [1, 8, 10, 30, 80, 100, 300, 800, 1000, 3000, 1e5, 1e6]
+    epsilon_axis(ax, ticks, min_ratio=3.5)
+    shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert {"1", "10", "100", "1000", "10⁵", "10⁶"} <= set(shown)
+    assert "30" not in shown and "8" not in shown  # too close to a labelled decade
+    assert not any("e+" in t for t in shown)
+    assert [tick_text(v) for v in (0.5, 3000, 1e4, 3e5, 1e-4)] == ["0.5", "3000", "10⁴", "3×10⁵", "10⁻⁴"]
+    plt.close(fig)

@@ -46,3 +46,32 @@ def test_spec_must_cover_every_profile():
 def test_unknown_attribute():
     with pytest.raises(AttributeError, match="known: n"):
         resolve("smoke", SPEC).m
+
+
+def test_a_chapter_without_its_extra_says_in_one_line_what_to_install(monkeypatch):
+    from ldp_companion import profiles
+    from ldp_companion.profiles import ChapterParams, MissingExtra
+
+    spec = {"runs": ("runs", {"smoke": 1, "default": 2, "paper": 3})}
+    ns = {"profile": "smoke", "seed": 0, "runs": None}
+    assert ChapterParams("01-x", spec, requires=("torch",)).resolve(ns).runs == 1  # installed
+    monkeypatch.setitem(profiles.EXTRAS, "torch", ("torch", "no_such_module_ldp"))
+    with pytest.raises(MissingExtra) as err:
+        ChapterParams("01-x", spec, requires=("torch",)).resolve(ns)
+    assert str(err.value) == ('01-x needs the [torch] extra (no_such_module_ldp not installed): '
+                              'pip install "ldp_companion[torch]"')
+    assert ChapterParams("03-x", spec).resolve(ns).runs == 1  # a chapter that needs nothing
+    with pytest.raises(ValueError, match="unknown extras"):
+        ChapterParams("01-x", spec, requires=("tensorflow",))
+
+
+def test_the_command_line_records_every_value_a_run_used():
+    from ldp_companion import book
+    from ldp_companion.__main__ import _resolved
+
+    got = _resolved("05-hiera", {"profile": "default", "seed": 0})
+    assert got["profile"] == "default" and got["seed"] == 0
+    assert set(book.PARAMS["05-hiera"].names) <= set(got)
+    spec = book.PARAMS["05-hiera"].spec
+    name = next(iter(spec))
+    assert got[name] == spec[name][1]["default"]

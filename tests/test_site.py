@@ -208,7 +208,8 @@ def figures_on_page(html: str, page: Path) -> list[dict]:
 
 def figure_problems(figures: list[dict]) -> list[str]:
     """What a reader would trip over: no alt text (or the file path as alt), no click to enlarge,
-    text below plotting.MIN_TEXT_PT at page width, a mechanism in a colour not its own."""
+    text below plotting.MIN_TEXT_PT at page width, a mechanism in a colour not its own, two
+    curves a colour-blind reader cannot tell apart (plotting.cvd_clashes, stored by show)."""
     from ldp_companion.plotting import MECHANISM_COLORS, MECHANISM_LABELS, MIN_TEXT_PT
 
     from matplotlib.colors import to_hex
@@ -231,18 +232,28 @@ def figure_problems(figures: list[dict]) -> list[str]:
         for text, hex_colour in f["facts"]["legend"].items():
             if text in colour_of and hex_colour != colour_of[text]:
                 problems.append(f"{name}: {text} drawn in {hex_colour}, its colour is {colour_of[text]}")
+        if "cvd_clashes" not in f["facts"]:
+            problems.append(f"{name}: drawn before the colour-blind check (rebuild the book)")
+        problems += [f"{name}: {clash}" for clash in f["facts"].get("cvd_clashes", [])]
     return problems
 
 
 def test_figure_checks_catch_each_defect():
     """Mutants of a good figure record, one defect each: every one is reported."""
+    from matplotlib.colors import to_hex
+
+    from ldp_companion.plotting import color
+
+    PM = to_hex(color("pm"))
     good = {"src": "../../_images/abc.png", "alt": "Two curves against ε.", "stored_alt": "x",
             "linked": True, "facts": {"min_text_pt": 10.4, "smallest_text": "PM",
-                                      "legend": {"PM": "#2ca02c", "a series": "#123456"}}}
+                                      "legend": {"PM": PM, "a series": "#123456"},
+                                      "cvd_clashes": []}}
     assert figure_problems([good]) == []
     mutants = [{"alt": ""}, {"alt": "../../_images/abc.png"}, {"linked": False},
                {"facts": {}}, {"facts": {**good["facts"], "min_text_pt": 6.1}},
-               {"facts": {**good["facts"], "legend": {"PM": "#1f77b4"}}}]
+               {"facts": {**good["facts"], "legend": {"PM": "#1f77b4"}}},
+               {"facts": {**good["facts"], "cvd_clashes": ["'PM' and 'HM' are 5.2 apart"]}}]
     for change in mutants:
         assert len(figure_problems([{**good, **change}])) == 1, change
 

@@ -58,4 +58,4 @@ PARAMS = ChapterParams("01-tldp", {
     "paper_runs": ("seeds per cell of the paper networks' runs", every_profile(3)),
     "paper_n_max": ("training examples per data set in those runs (None: all)",
                     every_profile(None)),
-})
+}, requires=("torch",))

@@ -68,4 +68,4 @@ PARAMS = ChapterParams("02-tvg", {
                      'above) or "all" (70,000, the paper\'s 60,000 / 10,000 split; needs '
                      'the training images)', {"smoke": "test", "default": "test",
                                                "paper": "all"}),
-})
+}, requires=("torch",))
