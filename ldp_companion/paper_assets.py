@@ -41,7 +41,7 @@ import pandas as pd
 from ldp_companion.datasets import DATA_ENV, DataError, cache_dir, parse_idx
 
 __all__ = ["Asset", "ASSETS", "ImageData", "asset_root", "missing", "missing_message",
-           "require", "status", "load_images", "load_darknet", "load_glove", "load_imdb",
+           "require", "status", "TITLES", "load_images", "load_darknet", "load_glove", "load_imdb",
            "tokenize", "mobilenet_v2_weights", "IMAGE_TASKS", "load_credit", "load_adult",
            "ADULT_COLUMNS", "ADULT_CATEGORICAL"]
 
@@ -149,8 +149,15 @@ def require(names) -> None:
         raise DataError(message)
 
 
+#: What each asset is, in words (the tables' row names).
+TITLES = {"mnist": "MNIST", "cifar10": "CIFAR-10", "svhn": "SVHN", "imdb": "IMDB reviews",
+          "glove": "GloVe 6B vectors", "darknet": "CIC-Darknet2020", "credit": "Credit card fraud",
+          "adult": "Adult (UCI)", "mobilenet_v2": "MobileNetV2 weights (ImageNet)"}
+
+
 def status(names=None) -> pd.DataFrame:
-    """Table of the assets (all by default): files, present or not, source."""
+    """Table of the assets (all by default), one row per asset name: files, how many are
+    missing, source. Show it with ``tables.show_table(..., labels=TITLES)``."""
     names = list(ASSETS) if names is None else list(names)
     gaps = missing(names)
     return pd.DataFrame([{"asset": n, "files": len(ASSETS[n].files),

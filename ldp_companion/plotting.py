@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ldp_companion.numbering import next_number
+
 __all__ = ["MECHANISM_COLORS", "MECHANISM_ALIASES", "MECHANISM_LABELS", "MECHANISM_MARKERS",
            "SERIES_COLORS", "PAGE_WIDTH_PX", "MIN_TEXT_PT", "MIN_CVD_DISTANCE", "use_style", "color", "label",
            "marker", "tick_text", "epsilon_axis", "plain_log_y", "plot_vs_epsilon",
@@ -297,7 +299,7 @@ def show(caption: str, *, alt: str, fig=None) -> dict:
                 metadata={"Description": alt, _PNG_KEY: json.dumps(facts)})
     plt.close(fig)
     display(Image(data=buf.getvalue(), format="png", width=round(width_px)))
-    display(Markdown(f"*Figure: {caption}*"))
+    display(Markdown(f"*{next_number('Figure')}. {caption}*"))
     return FigureFacts(facts)
 
 

@@ -40,7 +40,7 @@ _ITEM_WORDS = (r"Theorems?|Thms?\.|Lemmas?|Propositions?|Props?\.|Corollary|Coro
                r"Eqs?\.|Equations?|Sec\.|Secs\.|Sections?|§|App\.|Appendix|Appendices|"
                r"Remarks?|Chapters?|chapters?|Steps?|steps?|Exercises?|Parts?|parts?|"
                r"Examples?|Assumptions?|Remark|Types?")
-_ITEM_NUMBER = r"\(?[0-9IVXA-Z]+(?:[.\-–][0-9IVXA-Za-z]+)*[a-z]?\)?"
+_ITEM_NUMBER = r"\(?[0-9IVXA-Z]+(?:[.\-–][0-9IVXA-Za-z]+)*[a-z]?\)?(?![A-Za-z])"
 _ITEM = re.compile(rf"(?:{_ITEM_WORDS})\s*{_ITEM_NUMBER}"
                    rf"(?:\s*(?:,|–|-|and|to|/|or)\s*{_ITEM_NUMBER})*")
 

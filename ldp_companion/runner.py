@@ -21,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ldp_companion.ledger import LEDGER_DIR_ENV
+from ldp_companion.numbering import CHAPTER_ENV
 from ldp_companion.profiles import PROFILES
 
 __all__ = ["REPO", "chapters", "find_chapter", "execute", "execute_book", "build_site",
@@ -131,6 +132,7 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
         notebook.cells.insert(0, nbformat.v4.new_code_cell(
             prelude, metadata={"tags": ["remove-cell", "prelude"]}))
     os.environ[LEDGER_DIR_ENV] = str(out_dir)
+    os.environ[CHAPTER_ENV] = Path(source).stem  # the kernel numbers "Figure 3.2" with it
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()
     try:

@@ -13,6 +13,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from ldp_companion.numbering import next_number
+
 __all__ = ["show_table", "raw_labels"]
 
 _SNAKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+$")
@@ -59,7 +61,8 @@ def show_table(df: pd.DataFrame, caption: str, *, labels: dict | None = None,
     ----------
     df : DataFrame (a Series becomes a one-column table)
     caption : str
-        What the table shows (plain text, shown above it).
+        What the table shows (plain text, shown above it after the table's number,
+        "Table 3.1", :mod:`ldp_companion.numbering`).
     labels : dict, optional
         New names for columns, index levels and row or column values
         (``{"gauss_analytic": "Gaussian (analytic)", "eps": "ε"}``); a value with no entry
@@ -101,7 +104,8 @@ def show_table(df: pd.DataFrame, caption: str, *, labels: dict | None = None,
     else:
         fmt = {c: formats for c in numeric}
     styler = out.style.format(fmt, na_rep="–").format_index(_header, axis=1)
-    styler = styler.format_index(_header, axis=0).set_caption(caption)
+    styler = styler.format_index(_header, axis=0).set_caption(
+        f"{next_number('Table')}. {caption.strip()}")
     if not index:
         styler = styler.hide(axis="index")
     return styler

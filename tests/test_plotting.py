@@ -1,6 +1,8 @@
 """Shared plotting style: fixed colours, and the metric-versus-ε helper draws bands."""
 from __future__ import annotations
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -105,7 +107,7 @@ def test_show_stores_alt_text_and_facts_in_the_png(monkeypatch, tmp_path):
     ax.legend()
     facts, shown = _show(monkeypatch, fig)
     image, text = shown
-    assert text.data == "*Figure: exceeds it at 3 of 4 bases, by 51%–75%*"
+    assert re.fullmatch(r"\*Figure [0-9.]+\. exceeds it at 3 of 4 bases, by 51%–75%\*", text.data)
     assert image.width == facts["width_px"] <= 520  # declared width: click to enlarge
     (tmp_path / "f.png").write_bytes(image.data)
     alt, stored = png_facts(tmp_path / "f.png")
@@ -260,3 +262,20 @@ def test_epsilon_axis_labels_powers_of_ten_first_and_never_in_e_notation():
     assert not any("e+" in t for t in shown)
     assert [tick_text(v) for v in (0.5, 3000, 1e4, 3e5, 1e-4)] == ["0.5", "3000", "10⁴", "3×10⁵", "10⁻⁴"]
     plt.close(fig)
+
+
+def test_figures_and_tables_are_numbered_per_chapter(monkeypatch):
+    import pandas as pd
+
+    from ldp_companion import numbering
+    from ldp_companion.tables import show_table
+
+    monkeypatch.setattr(numbering, "_COUNTERS", {})
+    monkeypatch.setenv(numbering.CHAPTER_ENV, "03-pm-three-outputs")
+    assert numbering.next_number("Figure") == "Figure 3.1"
+    assert numbering.next_number("Figure") == "Figure 3.2"
+    assert "Table 3.1. Two rows" in show_table(pd.DataFrame({"a": [1, 2]}), "Two rows").to_html()
+    monkeypatch.setenv(numbering.CHAPTER_ENV, "A-audit")
+    assert numbering.next_number("Table") == "Table A.2"
+    monkeypatch.delenv(numbering.CHAPTER_ENV)
+    assert numbering.next_number("Figure") == "Figure 3"

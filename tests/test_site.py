@@ -278,3 +278,86 @@ def test_exercises_are_numbered_per_chapter_on_the_page(page, first):
     numbers = re.findall(r"Exercise (\w+\.\d+)", html_file.read_text())
     assert numbers and numbers[0] == first, numbers[:3]
     assert all(n.split(".")[0] == first.split(".")[0] for n in numbers)
+
+
+# --- tables a reader can read ---------------------------------------------------------------
+def table_problems(html: str) -> list[str]:
+    """Tables that show code instead of words: a header or row name that reads like code
+    (``tables.raw_labels``: ``gauss_analytic``, ``0.500000``, ``nan``) or pandas' bare
+    0, 1, 2, ... index as the first column. The parameter tables' first column is exempt: it
+    names the papermill parameters a reader passes."""
+    from bs4 import BeautifulSoup
+
+    from ldp_companion.tables import raw_labels
+
+    out = []
+    for table in BeautifulSoup(html, "html.parser").select("article table, main table"):
+        name = " ".join(table.get("class", [])) or table.get("id", "table")
+        caption = table.find("caption")
+        name += f" ({caption.get_text(' ', strip=True)[:40]!r})" if caption else ""
+        heads = [th.get_text(" ", strip=True) for th in table.select("thead th")]
+        rows = [th.get_text(" ", strip=True) for th in table.select("tbody th")]
+        raw = raw_labels(heads + ([] if "ldp-params" in table.get("class", []) else rows))
+        if raw:
+            out.append(f"{name}: labels that read like code {raw[:6]}")
+        first = [tr.find(["td", "th"]) for tr in table.select("tbody tr")]
+        first = [c.get_text(strip=True) for c in first if c is not None]
+        if len(first) >= 2 and first == [str(i) for i in range(len(first))]:
+            out.append(f"{name}: pandas' row numbers 0..{len(first) - 1} as a column")
+    return out
+
+
+def test_table_check_catches_code_labels_and_bare_row_numbers():
+    import pandas as pd
+
+    from ldp_companion.tables import show_table
+
+    good = show_table(pd.DataFrame({"mechanism": ["PM", "HM"], "ε": [0.5, 1.0]}),
+                      "Two mechanisms").to_html()
+    assert table_problems(f"<main>{good}</main>") == []
+    tables = [pd.DataFrame({"x": [1, 2]}, index=["gauss_analytic", "PM"]).to_html(),  # code
+              pd.DataFrame({0.5: [1], 1.0: [2]}, index=["PM"]).style.to_html(),  # 0.500000
+              pd.DataFrame({"mechanism": ["PM", "HM"]}).to_html()]          # 0, 1 as a column
+    for html in tables:
+        assert len(table_problems(f"<main>{html}</main>")) == 1, html
+
+
+def test_every_table_reads_as_words():
+    pages = sorted((SITE / "book").rglob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    problems = {p.name: table_problems(p.read_text()) for p in pages}
+    problems = {k: v for k, v in problems.items() if v}
+    assert not problems, problems
+
+
+# Tables wider than the text column: the reader scrolls sideways to reach the last column.
+_WIDE_TABLES = """() => {
+  const column = document.querySelector('main article, .bd-article, article') || document.body;
+  const style = getComputedStyle(column);
+  const width = column.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return Array.from(column.querySelectorAll('table'))
+    .filter(t => t.scrollWidth > width + 1)
+    .map(t => `${Array.from(t.querySelectorAll('caption, th')).map(e => e.textContent.trim())
+                 .filter(x => x).join(' | ').slice(0, 80)}: ${t.scrollWidth} px in a `
+              + `${Math.round(width)} px column`);
+}"""
+
+
+def test_table_width_check_catches_a_wide_table(browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    cells = "".join(f"<td>{i * 1.234567e6:.6e}</td>" for i in range(14))
+    page.set_content(f"<main><article style='width: 688px'><table><caption>wide</caption>"
+                     f"<tr>{cells}</tr></table><table><tr><td>1</td></tr></table>"
+                     f"</article></main>")
+    assert len(page.evaluate(_WIDE_TABLES)) == 1
+    page.close()
+
+
+@pytest.mark.parametrize("chapter", ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
+                                     "05-hiera", "A-audit", "B-mechanism", "reproducibility"])
+def test_every_table_fits_the_text_column(browser, server, chapter):
+    page, _, _ = _visit(browser, server, f"book/generated/{chapter}.html")
+    wide = page.evaluate(_WIDE_TABLES)
+    page.context.close()
+    assert not wide, wide

@@ -1,0 +1,29 @@
+"""Figure and table numbers: "Figure 3.2", "Table 5.1".
+
+A chapter's figures and tables are numbered in the order the run shows them, prefixed by the
+chapter's number (``1``–``5``, ``A``, ``B``), so that the text and the captions can say
+"Figure 3.2". The runner tells the chapter's kernel which chapter it runs through the
+environment variable :data:`CHAPTER_ENV`; a notebook opened by hand numbers "Figure 1", ...
+"""
+from __future__ import annotations
+
+import itertools
+import os
+
+__all__ = ["CHAPTER_ENV", "chapter_number", "next_number"]
+
+CHAPTER_ENV = "LDP_COMPANION_CHAPTER"
+_COUNTERS: dict[str, itertools.count] = {}
+
+
+def chapter_number(stem: str) -> str:
+    """``"3"`` for ``03-pm-three-outputs``, ``"A"`` for ``A-audit``."""
+    head = stem.split("-", 1)[0]
+    return str(int(head)) if head.isdigit() else head
+
+
+def next_number(kind: str) -> str:
+    """The next number of a ``kind`` ("Figure", "Table") in this run: ``"Figure 3.2"``."""
+    count = next(_COUNTERS.setdefault(kind, itertools.count(1)))
+    stem = os.environ.get(CHAPTER_ENV, "")
+    return f"{kind} {chapter_number(stem)}.{count}" if stem else f"{kind} {count}"
