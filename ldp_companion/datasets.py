@@ -44,6 +44,9 @@ import numpy as np
 import pandas as pd
 from sklearn import datasets as _sk
 
+from ldp_companion.coverage import LEDGER_DIR_ENV
+from ldp_companion.numbering import CHAPTER_ENV
+
 __all__ = [
     "DataError", "REGISTRY", "CTG_FEATURES", "FITBIT_COLUMNS", "FITBIT_ACTIVITY_COLUMNS",
     "cache_dir", "fetch", "describe", "available",
@@ -330,12 +333,31 @@ def _read(name: str, base_url=None) -> bytes:
     entry = _entry(name)
     base_url = _base_url(base_url)
     target = cache_dir() / entry["path"]
-    if not target.exists():
+    downloaded = not target.exists()
+    if downloaded:
         _download(name, target, base_url)
-    return _verified_content(name, target, f"Delete it and call the loader again to "
-                                           f"re-download it from "
-                                           f"{_source_url(entry, base_url)}, or replace it "
-                                           f"with a good copy.")
+    content = _verified_content(name, target, f"Delete it and call the loader again to "
+                                              f"re-download it from "
+                                              f"{_source_url(entry, base_url)}, or replace "
+                                              f"it with a good copy.")
+    _note_read(name, len(content))
+    return content
+
+
+def _note_read(name: str, size: int) -> None:
+    """Record that the chapter now running read data file ``name`` (``size`` bytes): the
+    runner's kernel knows the chapter (:data:`numbering.CHAPTER_ENV`) and its output folder
+    (``LDP_COMPANION_LEDGER_DIR``); the rerun page lists what each chapter reads from
+    ``<chapter>.data.json``. Outside a runner's kernel it does nothing."""
+    import json
+
+    chapter, folder = os.environ.get(CHAPTER_ENV), os.environ.get(LEDGER_DIR_ENV)
+    if not (chapter and folder and Path(folder).is_dir()):
+        return
+    path = Path(folder) / f"{chapter}.data.json"
+    seen = json.loads(path.read_text()) if path.is_file() else {}
+    seen[name] = {"bytes": size, "source": REGISTRY[name]["url"]}
+    path.write_text(json.dumps(seen, indent=1, sort_keys=True))
 
 
 def describe() -> pd.DataFrame:

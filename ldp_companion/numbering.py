@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 
 __all__ = ["CHAPTER_ENV", "chapter_number", "next_number"]
 
@@ -17,13 +18,18 @@ _COUNTERS: dict[str, itertools.count] = {}
 
 
 def chapter_number(stem: str) -> str:
-    """``"3"`` for ``03-pm-three-outputs``, ``"A"`` for ``A-audit``."""
-    head = stem.split("-", 1)[0]
+    """``"3"`` for ``03-pm-three-outputs``, ``"A"`` for ``A-audit``, ``""`` for a page that
+    is not a chapter (``verdicts``)."""
+    found = re.match(r"(\d+|[A-Z])-", stem)
+    if not found:
+        return ""
+    head = found.group(1)
     return str(int(head)) if head.isdigit() else head
 
 
 def next_number(kind: str) -> str:
-    """The next number of a ``kind`` ("Figure", "Table") in this run: ``"Figure 3.2"``."""
+    """The next number of a ``kind`` ("Figure", "Table") in this run: ``"Figure 3.2"`` in a
+    chapter, ``"Figure 2"`` elsewhere."""
     count = next(_COUNTERS.setdefault(kind, itertools.count(1)))
-    stem = os.environ.get(CHAPTER_ENV, "")
-    return f"{kind} {chapter_number(stem)}.{count}" if stem else f"{kind} {count}"
+    prefix = chapter_number(os.environ.get(CHAPTER_ENV, ""))
+    return f"{kind} {prefix}.{count}" if prefix else f"{kind} {count}"

@@ -29,7 +29,7 @@ __all__ = ["REPO", "chapters", "find_chapter", "execute", "execute_book", "build
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = REPO / "book" / "generated"
-SUMMARY_PAGES = ("verdicts", "reconstructions", "reproducibility", "course")
+SUMMARY_PAGES = ("verdicts", "reconstructions", "reproducibility", "course", "rerun")
 VERSIONED = ("ldp_companion", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "pooch",
              "scikit-learn", "joblib", "torch", "papermill", "jupyter-book", "sphinx")
 
@@ -133,6 +133,7 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
             prelude, metadata={"tags": ["remove-cell", "prelude"]}))
     os.environ[LEDGER_DIR_ENV] = str(out_dir)
     os.environ[CHAPTER_ENV] = Path(source).stem  # the kernel numbers "Figure 3.2" with it
+    (out_dir / f"{Path(source).stem}.data.json").unlink(missing_ok=True)  # datasets rewrites it
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()
     try:

@@ -375,3 +375,24 @@ def test_scale_to_unit_interval_refuses_bad_input():
         datasets.scale_to_unit_interval(np.zeros((0, 3)))
     with pytest.raises(ValueError, match="X"):
         datasets.scale_to_unit_interval(np.zeros((2, 2, 2)))
+
+
+def test_a_chapter_run_records_the_files_it_read(use_shared, monkeypatch, tmp_path):
+    """Inside a runner's kernel (chapter and output folder in the environment) every file a
+    loader reads is listed in <chapter>.data.json with its size; elsewhere nothing is written."""
+    import json
+
+    from ldp_companion.coverage import LEDGER_DIR_ENV
+    from ldp_companion.numbering import CHAPTER_ENV
+
+    monkeypatch.delenv(CHAPTER_ENV, raising=False)
+    monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
+    datasets.load_ctg()
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv(CHAPTER_ENV, "02-tvg")
+    datasets.load_ctg()
+    datasets.load_mnist_test()
+    seen = json.loads((tmp_path / "02-tvg.data.json").read_text())
+    assert sorted(seen) == ["ctg", "mnist_test_images", "mnist_test_labels"]
+    size = (datasets.cache_dir() / datasets.REGISTRY["ctg"]["path"]).stat().st_size
+    assert seen["ctg"]["bytes"] == size > 0

@@ -25,7 +25,7 @@ def _version() -> str:
 def test_rerun_page_links_the_files_of_this_version():
     page = (REPO / "book" / "rerun.md").read_text()
     for name in (f"ldp_companion-{_version()}-py3-none-any.whl", f"ldp_companion-{_version()}.tar.gz"):
-        assert f"<../_build/package/{name}>" in page, name
+        assert f"<../../_build/package/{name}>" in page, name
 
 
 @pytest.mark.chapter

@@ -277,5 +277,7 @@ def test_figures_and_tables_are_numbered_per_chapter(monkeypatch):
     assert "Table 3.1. Two rows" in show_table(pd.DataFrame({"a": [1, 2]}), "Two rows").to_html()
     monkeypatch.setenv(numbering.CHAPTER_ENV, "A-audit")
     assert numbering.next_number("Table") == "Table A.2"
-    monkeypatch.delenv(numbering.CHAPTER_ENV)
+    monkeypatch.setenv(numbering.CHAPTER_ENV, "verdicts")
     assert numbering.next_number("Figure") == "Figure 3"
+    monkeypatch.delenv(numbering.CHAPTER_ENV)
+    assert numbering.next_number("Figure") == "Figure 4"
