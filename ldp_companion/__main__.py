@@ -94,7 +94,13 @@ def main(argv: list[str] | None = None) -> int:
 
         sources = ([runner.find_chapter(c) for c in args.chapters] if args.chapters
                    else runner.chapters())
-        for path in write_editions(Path(args.out), sources, args.edition):
+        from ldp_companion import book
+
+        def sealed_for(stem):  # the student edition carries sealed answers, not the answers
+            exercises = book.EXERCISES.get(stem)
+            return exercises.sealed() if exercises is not None else None
+
+        for path in write_editions(Path(args.out), sources, args.edition, sealed_for):
             print(f"wrote {path}")
         return 0
     started = time.perf_counter()

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["KINDS", "Between", "CheckResult", "Exercise", "ExerciseSet"]
+__all__ = ["KINDS", "Between", "CheckResult", "Exercise", "ExerciseSet", "SealedAnswers"]
 
 #: The three kinds of exercise (issue "coursework kit"): a derivation checked by a number, a
 #: rerun with other parameters and a prediction, and an audit of a claim the page did not audit.
@@ -174,3 +174,103 @@ class ExerciseSet:
     def answers(self) -> dict[str, dict]:
         """Every exercise's expected answers (label -> name -> value), for the leak tests."""
         return {e.label: e.answers() for e in self}
+
+    def sealed(self, salt: str | None = None) -> "SealedAnswers":
+        """The answers sealed for a student edition (:class:`SealedAnswers`): it can say
+        ``correct`` or ``not yet`` but does not hold the answers."""
+        import secrets
+
+        salt = salt or secrets.token_hex(8)
+        return SealedAnswers({e.label: {n: _seal(v, e.rtol, e.atol, salt)
+                                        for n, v in e.answers().items()} for e in self},
+                             salt)
+
+
+# --- answers a student edition carries without showing them ------------------------------
+
+def _digest(salt: str, text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(f"{salt}|{text}".encode()).hexdigest()[:16]
+
+
+def _step_exponent(value: float, rtol: float, atol: float) -> int:
+    """The power of ten that quantizes ``value`` to about its tolerance."""
+    tol = max(atol, rtol * abs(value), 1e-300)
+    return int(np.floor(np.log10(tol)))
+
+
+def _seal(value, rtol: float, atol: float, salt: str) -> dict:
+    if isinstance(value, Between):
+        return {"kind": "between", "low": value.low, "high": value.high}
+    if isinstance(value, (bool, np.bool_, str)):
+        return {"kind": "exact", "hash": _digest(salt, repr(value if isinstance(value, str)
+                                                             else bool(value)))}
+    arr = np.asarray(value, float)
+    flat = arr.ravel()
+    exps = [_step_exponent(v, rtol, atol) for v in flat]
+    return {"kind": "number", "shape": list(arr.shape), "exponents": exps,
+            "hashes": [_digest(salt, f"{round(v / 10.0 ** e)}e{e}") for v, e in zip(flat, exps)]}
+
+
+class SealedAnswers:
+    """Self-checks without the answers: what a student edition carries.
+
+    Each numeric answer is kept as a salted hash of its value rounded to about its tolerance
+    (the power of ten below ``max(atol, rtol·|answer|)``); a given value is correct when it
+    rounds to the same integer or a neighbour, so the check accepts what the original
+    tolerance accepts, give or take a factor of ten. Ranges (:class:`Between`) are kept as
+    they are: they say where a random outcome may fall, not what it is. Strings and booleans
+    are hashed.
+    """
+
+    def __init__(self, seals: dict, salt: str):
+        self.seals, self.salt = seals, salt
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps({"salt": self.salt, "seals": self.seals}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "SealedAnswers":
+        import json
+
+        data = json.loads(text)
+        return cls(data["seals"], data["salt"])
+
+    def _judge(self, name: str, given, seal: dict) -> str | None:
+        if given is None or given is Ellipsis:
+            return f"fill in `{name}`"
+        if seal["kind"] == "between":
+            if not _is_real(given):
+                return f"`{name}` should be a number"
+            ok = seal["low"] <= float(given) <= seal["high"]
+            return None if ok else f"`{name}` is outside the range a correct run gives"
+        if seal["kind"] == "exact":
+            shown = repr(given if isinstance(given, str) else bool(given)) \
+                if isinstance(given, (str, bool, np.bool_)) else None
+            ok = shown is not None and _digest(self.salt, shown) == seal["hash"]
+            return None if ok else f"`{name}` is not right"
+        arr = np.asarray(given) if not isinstance(given, str) else None
+        if arr is None or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+            return f"`{name}` should be a number" + ("s" if seal["shape"] else "")
+        if list(arr.shape) != seal["shape"]:
+            return f"`{name}` should have shape {tuple(seal['shape'])}, got {arr.shape}"
+        for v, e, h in zip(arr.astype(float).ravel(), seal["exponents"], seal["hashes"]):
+            k = round(float(v) / 10.0 ** e) if np.isfinite(v) else None
+            if k is None or all(_digest(self.salt, f"{k + d}e{e}") != h for d in (-1, 0, 1)):
+                return f"`{name}` is not within the tolerance"
+        return None
+
+    def check(self, label: str, **answers) -> CheckResult:
+        """Judge the student's ``answers`` to exercise ``label`` (as :meth:`ExerciseSet.check`)."""
+        if label not in self.seals:
+            raise ValueError(f"unknown exercise {label!r}; known: {', '.join(self.seals)}")
+        seals = self.seals[label]
+        if set(answers) != set(seals):
+            raise ValueError(f"{label} expects the answers {', '.join(seals)}, "
+                             f"got {', '.join(answers) or 'none'}")
+        problems = [p for name, seal in seals.items()
+                    if (p := self._judge(name, answers[name], seal)) is not None]
+        return CheckResult(label, tuple(problems))

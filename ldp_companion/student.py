@@ -17,7 +17,8 @@ The book (the instructor's view) runs the scaffold, then the solution, then the 
 says ``correct``; the scaffold and the check are hidden on the page. The student edition
 (:func:`edition`) drops the solutions, shows the scaffold and the check, and clears every
 output: run as handed out, each check says ``not yet``. The instructor edition keeps the
-solutions.
+solutions. Both are plain notebooks: their Markdown is rendered from MyST
+(:mod:`ldp_companion.plain_markdown`), so that plain Jupyter shows no directives or roles.
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+
+from ldp_companion.plain_markdown import bibliography, render, section_titles
 
 __all__ = ["EDITIONS", "SCAFFOLD", "SELF_CHECK", "edition", "split_solutions", "leaks",
            "answer_strings", "write_editions", "grade"]
@@ -107,8 +110,12 @@ def _show(cell):
     return cell
 
 
-def edition(source: Path, which: str = "student"):
+def edition(source: Path, which: str = "student", sealed=None):
     """The ``which`` edition of one chapter (a MyST ``.md`` source) as a notebook.
+
+    With ``sealed`` (the chapter's :meth:`ExerciseSet.sealed
+    <ldp_companion.exercises.ExerciseSet.sealed>`), the student edition's self-checks judge
+    against the sealed answers it carries, not against the package's exercise set.
 
     Returns
     -------
@@ -121,14 +128,30 @@ def edition(source: Path, which: str = "student"):
         raise ValueError(f"edition must be one of {EDITIONS}, got {which!r}")
     nb = jupytext.read(source)
     cells, removed = split_solutions(nb.cells) if which == "student" else (list(nb.cells), [])
+    titles, bib = section_titles(Path(source).read_text()), bibliography()
     out = []
     for cell in cells:
+        if cell.cell_type == "markdown":  # plain Jupyter does not read MyST
+            cell = nbformat.from_dict(dict(cell))
+            cell.source = render(cell.source, titles, bib)
+            if not cell.source.strip():
+                continue
         if cell.cell_type == "code":
             tags = _tags(cell)
             if which == "student" and (SCAFFOLD in tags or SELF_CHECK in tags):
                 cell = _show(cell)
+            if which == "student" and sealed is not None and SELF_CHECK in tags:
+                cell.source = cell.source.replace("EXERCISES.check(", "SEALED.check(")
             cell.outputs, cell.execution_count = [], None
         out.append(cell)
+    if which == "student" and sealed is not None:
+        first = next((i for i, c in enumerate(out) if SCAFFOLD in _tags(c)), len(out))
+        out.insert(first, nbformat.v4.new_code_cell(
+            "# the self-checks below judge your answers against these sealed ones: salted\n"
+            "# hashes, not the answers themselves\n"
+            "from ldp_companion.exercises import SealedAnswers\n\n"
+            f"SEALED = SealedAnswers.from_json({sealed.to_json()!r})",
+            metadata={"tags": ["sealed-answers"]}))
     banner = nbformat.v4.new_markdown_cell(_BANNER[which])
     first_heading = next((i for i, c in enumerate(out)
                           if c.cell_type == "markdown" and re.search(r"^# ", c.source, re.M)), 0)
@@ -194,13 +217,18 @@ def _cell_text(cell) -> str:
     return "\n".join(parts)
 
 
-def write_editions(out_dir: Path, chapters: list[Path], which: str = "student") -> list[Path]:
-    """Write the ``which`` edition of each chapter to ``out_dir/<chapter>.ipynb``."""
+def write_editions(out_dir: Path, chapters: list[Path], which: str = "student",
+                   sealed_for=None) -> list[Path]:
+    """Write the ``which`` edition of each chapter to ``out_dir/<chapter>.ipynb``.
+
+    ``sealed_for(stem)`` gives a chapter's sealed answers (or None) for the student edition's
+    self-checks (:func:`edition`)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for source in chapters:
-        nb, _ = edition(source, which)
+        sealed = sealed_for(Path(source).stem) if sealed_for is not None else None
+        nb, _ = edition(source, which, sealed)
         target = out_dir / f"{Path(source).stem}.ipynb"
         nbformat.write(nb, target)
         written.append(target)

@@ -215,10 +215,82 @@ def test_chapters_3_and_5_have_every_kind_of_exercise(chapter):
     assert len(kinds) >= 3 and set(kinds) == set(KINDS)
 
 
-@pytest.mark.chapter
+def _names(code: str, ctx) -> set[str]:
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # IPython magics: not Python
+        return set()
+    found = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
+    if ctx is ast.Store:
+        found |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        found |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+                  if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return found
+
+
+def solution_only_names_used(source) -> list[str]:
+    """Names that only a solution's code defines but a cell the student keeps reads: the
+    student edition would stop there with a NameError."""
+    import ast
+
+    nb = __import__("jupytext").read(source)
+    kept, _ = split_solutions(nb.cells)
+    kept_code = [c.source for c in kept if c.cell_type == "code"]
+    removed = [c.source for c in nb.cells if c.cell_type == "code"
+               and all(c.source != k for k in kept_code)]
+    defined_kept = set().union(*(_names(c, ast.Store) for c in kept_code))
+    only = set().union(*(_names(c, ast.Store) for c in removed)) - defined_kept
+    return sorted(only & set().union(*(_names(c, ast.Load) for c in kept_code)))
+
+
 @pytest.mark.parametrize("source", CHAPTERS, ids=lambda p: p.stem)
-def test_student_notebook_runs_at_smoke_with_scaffolds_unfilled(source, tmp_path):
-    nb, _ = edition(source)
+def test_student_edition_needs_nothing_a_solution_defines(source):
+    """Run as handed out, no cell reads a name that only a removed solution defines (checked
+    on the code, so the chapters are not executed a second time; the chapter test runs each
+    chapter, and one student edition runs below)."""
+    assert solution_only_names_used(source) == []
+
+
+def test_solution_name_check_fails_when_a_kept_cell_reads_a_solution_variable(tmp_path):
+    page = (":::{exercise}\n:label: x-ex\nQ\n:::\n\n```{code-cell} ipython3\nanswer = ...\n```\n\n"
+            ":::{solution-start} x-ex\n:::\n\n```{code-cell} ipython3\nhelper = 2\nanswer = helper\n"
+            "```\n\n:::{solution-end}\n:::\n\n```{code-cell} ipython3\nprint(helper)\n```\n")
+    path = tmp_path / "X-x.md"
+    path.write_text(page)
+    assert solution_only_names_used(path) == ["helper"]
+
+
+def test_sealed_answers_say_correct_to_every_answer_and_not_yet_to_a_wrong_one():
+    from ldp_companion.exercises import Between
+
+    for chapter, exercises in book.EXERCISES.items():
+        sealed = exercises.sealed()
+        for e in exercises:
+            answers = {k: ((v.low + v.high) / 2 if isinstance(v, Between) else v)
+                       for k, v in e.answers().items()}
+            assert sealed.check(e.label, **answers).correct, (chapter, e.label)
+            numeric = {k for k, v in e.answers().items()
+                       if not isinstance(v, (Between, bool, str, np.bool_))}
+            if numeric:
+                wrong = {k: (np.asarray(v, float) * (1 + max(50 * e.rtol, 1e-2)) + 50 * e.atol
+                             if k in numeric else v) for k, v in answers.items()}
+                assert not sealed.check(e.label, **wrong).correct, (chapter, e.label)
+        text = sealed.to_json()
+        for e in exercises:  # the sealed form shows no answer
+            for v in e.answers().values():
+                if not isinstance(v, (Between, bool, str, np.bool_)):
+                    for shown in answer_strings(v):
+                        assert shown not in text, (chapter, e.label, shown)
+
+
+@pytest.mark.chapter
+def test_a_sealed_student_edition_runs_at_smoke_with_scaffolds_unfilled(tmp_path):
+    source = runner.find_chapter("A")
+    nb, _ = edition(source, "student", book.EXERCISES[source.stem].sealed())
+    assert not any("EXERCISES" in c.source for c in nb.cells if c.cell_type == "code"
+                   and SELF_CHECK in c.metadata.get("tags", []))
     handed_out = tmp_path / "student" / f"{source.stem}.ipynb"
     handed_out.parent.mkdir()
     nbformat.write(nb, handed_out)
@@ -229,7 +301,7 @@ def test_student_notebook_runs_at_smoke_with_scaffolds_unfilled(source, tmp_path
               if o.get("output_type") == "error"]
     assert not errors
     graded = grade(out)
-    assert len(graded) == len(book.EXERCISES.get(source.stem, ()))
+    assert len(graded) == len(book.EXERCISES[source.stem])
     assert set(graded["result"]) <= {"not yet"}
     assert all(why.startswith("fill in `") for why in graded["why"])
 
@@ -242,8 +314,36 @@ def test_cli_writes_both_editions(tmp_path, capsys):
         "03-pm-three-outputs.ipynb", "05-hiera.ipynb"]
     student = (tmp_path / "s" / "05-hiera.ipynb").read_text()
     instructor = (tmp_path / "i" / "05-hiera.ipynb").read_text()
-    assert "solution-start" in instructor and "solution-start" not in student
+    assert "**Solution.**" in instructor and "**Solution.**" not in student
     assert "wrote" in capsys.readouterr().out
+
+
+_MYST = re.compile(r"^:{3,}\{|\{(?:ref|numref|cite|cite:t|cite:p|glue:text|glue|abbr|prf:ref|doc)\}`"
+                   r"|^\([\w.-]+\)=\s*$|^`{3,}\{glue", re.M)
+
+
+@pytest.mark.parametrize("source", CHAPTERS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("which", ["student", "instructor"])
+def test_editions_are_plain_markdown_that_jupyter_shows(source, which):
+    nb, _ = edition(source, which)
+    left = [m.group(0) for c in nb.cells if c.cell_type == "markdown"
+            for m in _MYST.finditer(c.source)]
+    assert not left, left[:10]
+
+
+def test_plain_markdown_renders_directives_roles_and_labels():
+    from ldp_companion.plain_markdown import render
+
+    page = ("(pm-sec)=\n## The mechanisms\n\n:::{exercise}\n:label: pm-ex\nCompute $x$.\n:::\n"
+            "See {ref}`pm-sec`, {ref}`the proof <pm-sec>`, {cite:t}`zhao2020ldpfl` and "
+            "{cite:p}`zhao2020ldpfl`; {abbr}`57.2% (Sec. VIII)` faster; "
+            "{glue:text}`pm-gain:.3g` better.")
+    out = render(page)
+    assert out.splitlines()[0] == "## The mechanisms"
+    assert "> **Exercise.**" in out and "> Compute $x$." in out
+    assert "See The mechanisms, the proof, Zhao et al. (2020) and (Zhao et al. 2020)" in out
+    assert "57.2% faster" in out and "[pm-gain: computed when the notebook runs]" in out
+    assert not _MYST.search(out)
 
 
 # --- per-chapter numbering ------------------------------------------------------------------
