@@ -319,6 +319,8 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
     if failures:
         raise RuntimeError("; ".join(failures))
     _record_build(out_dir, status, time.perf_counter() - started, workers, profile)
+    if root == REPO:
+        _ship_times(out_dir, [k for k, v in status.items() if v == "executed"], profile)
     for page in summary_pages:
         execute(root / "book" / f"{page}.md", out_dir, record=False)
     return status
@@ -335,12 +337,39 @@ def _record_build(out_dir: Path, status: dict, wall: float, workers: int, profil
     (out_dir / "build.json").write_text(json.dumps(record, indent=1))
 
 
+#: The chapters' default-profile run times of the last build, kept in the repository so that
+#: a fresh clone also starts the longest chapter first.
+CHAPTER_TIMES = REPO / "benchmarks" / "results" / "chapter-times.json"
+
+
 def _expected_seconds(source: Path, out_dir: Path) -> float:
-    """How long the chapter took last time (its size in bytes / 1000 when never run)."""
+    """How long the chapter took last time: its run record, else the shipped times
+    (:data:`CHAPTER_TIMES`), else its size in bytes / 1000."""
     try:
         return float(json.loads((out_dir / f"{source.stem}.run.json").read_text())["seconds"])
     except (OSError, ValueError, KeyError):
+        pass
+    try:
+        return float(json.loads(CHAPTER_TIMES.read_text())["seconds"][source.stem])
+    except (OSError, ValueError, KeyError):
         return source.stat().st_size / 1000
+
+
+def _ship_times(out_dir: Path, executed: list[str], profile: str) -> None:
+    """Keep the default-profile run times of the chapters this build executed in
+    :data:`CHAPTER_TIMES`."""
+    if profile != "default" or not executed:
+        return
+    try:
+        times = json.loads(CHAPTER_TIMES.read_text())["seconds"]
+    except (OSError, ValueError, KeyError):
+        times = {}
+    for stem in executed:
+        times[stem] = json.loads((out_dir / f"{stem}.run.json").read_text())["seconds"]
+    CHAPTER_TIMES.parent.mkdir(parents=True, exist_ok=True)
+    CHAPTER_TIMES.write_text(json.dumps(
+        {"profile": "default", "machine": machine(), "seconds": dict(sorted(times.items()))},
+        indent=1) + "\n")
 
 
 def build_package(root: Path = REPO) -> list[Path]:

@@ -76,7 +76,7 @@ def test_record_of_a_stopped_run_gives_the_running_cell_a_lower_bound(tmp_path, 
 
 def test_stored_records_have_what_the_reproducibility_page_reads():
     records = sorted(p for p in (REPO / "benchmarks" / "results").glob("*.json")
-                     if p.name != "mutants.json")
+                     if p.name not in ("mutants.json", "install-sizes.json", "chapter-times.json"))
     assert any(p.name.startswith("scaling-") for p in records)
     for path in records:
         rec = json.loads(path.read_text())
@@ -137,3 +137,14 @@ def test_stored_mutation_table_covers_every_mutant_and_each_is_caught():
     assert all(chapters.count(c) >= 4 for c in chapters)
     missed = [f"{r['chapter']}/{r['mutant']}" for r in rec["mutants"] if not r["caught"]]
     assert not missed and all(r["flipped"] for r in rec["mutants"])
+
+
+def test_shipped_chapter_times_name_every_chapter_and_order_a_fresh_build(tmp_path):
+    """A fresh clone has no run records: the build starts the longest chapter first from the
+    times the repository ships."""
+    from ldp_companion import runner
+
+    times = json.loads(runner.CHAPTER_TIMES.read_text())["seconds"]
+    assert sorted(times) == sorted(p.stem for p in runner.chapters())
+    order = sorted(runner.chapters(), key=lambda p: -runner._expected_seconds(p, tmp_path))
+    assert order[0].stem == max(times, key=times.get)
