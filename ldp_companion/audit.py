@@ -663,9 +663,9 @@ def plot_audit(claimed, audited, ax=None, labels=None, cap: float = np.inf):
     top = 1.1 * max(claimed.max(), audited[finite].max() if finite.any() else 0.0, 1e-9)
     ax.plot([0, top], [0, top], color="0.5", linestyle="--", linewidth=1, label="audited = claimed")
     above = audited > claimed
-    for sel, marker, colour, text in ((finite & ~above, "o", "tab:green", "within claim"),
-                                      (finite & above, "x", "tab:red", "above claim (flagged)"),
-                                      (~finite, "^", "tab:red", "audited = ∞" if np.isinf(cap)
+    for sel, marker, colour, text in ((finite & ~above, "o", "#0077bb", "within claim"),
+                                      (finite & above, "x", "#cc3311", "above claim (flagged)"),
+                                      (~finite, "^", "#cc3311", "audited = ∞" if np.isinf(cap)
                                        else f"audited ≥ {cap:g} (at the top)")):
         if sel.any():
             ax.scatter(claimed[sel], np.where(finite[sel], audited[sel], top), marker=marker,

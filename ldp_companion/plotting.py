@@ -149,7 +149,9 @@ def _handle_style(handle) -> tuple:
             if len(c) and c[0, 3] > 0:
                 rgb = c[0]
                 break
-        mark = "collection"
+        paths = handle.get_paths() if hasattr(handle, "get_paths") else []
+        mark = (f"path-{hash(np.round(paths[0].vertices, 3).tobytes()) & 0xffff:04x}"
+                if paths else "collection")  # a scatter's marker, told apart by its shape
     elif hasattr(handle, "get_color"):
         rgb = handle.get_color()
     elif hasattr(handle, "get_facecolor"):
@@ -319,10 +321,15 @@ def png_facts(path) -> tuple[str, dict]:
     return text.get("Description", ""), json.loads(text.get(_PNG_KEY, "{}"))
 
 
+#: The colours of curves drawn without a colour of their own (the Okabe–Ito palette): the
+#: first seven stay apart for a colour-blind reader (:func:`cvd_distance` ≥ 12).
+DEFAULT_CYCLE = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7", "#000000"]
+
+
 def use_style() -> None:
     """Apply the book's seaborn theme (call once at the top of a chapter)."""
     sns.set_theme(context="notebook", style="whitegrid", font_scale=1.0)
-    matplotlib.rcParams.update({"figure.figsize": (6.4, 4.0), "figure.dpi": 100,
+    matplotlib.rcParams.update({"axes.prop_cycle": matplotlib.cycler(color=DEFAULT_CYCLE),"figure.figsize": (6.4, 4.0), "figure.dpi": 100,
                                 "savefig.dpi": 150, "axes.titlesize": "medium",
                                 "legend.fontsize": "small", "legend.frameon": False})
 

@@ -281,3 +281,26 @@ def test_figures_and_tables_are_numbered_per_chapter(monkeypatch):
     assert numbering.next_number("Figure") == "Figure 3"
     monkeypatch.delenv(numbering.CHAPTER_ENV)
     assert numbering.next_number("Figure") == "Figure 4"
+
+
+def test_the_default_colour_cycle_is_safe_for_colour_blind_readers():
+    from ldp_companion.plotting import DEFAULT_CYCLE, MIN_CVD_DISTANCE
+
+    assert closest_pair(dict(enumerate(DEFAULT_CYCLE)))[0] >= MIN_CVD_DISTANCE
+    use_style()
+    assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"] == DEFAULT_CYCLE
+
+
+def test_scatter_markers_of_one_colour_are_told_apart_by_shape(monkeypatch):
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([1], [1], marker="x", color="#cc3311", label="above claim")
+    ax.scatter([2], [2], marker="^", color="#cc3311", label="at the top")
+    ax.legend()
+    facts, _ = _show(monkeypatch, fig)
+    assert facts["cvd_clashes"] == []
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([1], [1], marker="x", color="#cc3311", label="above claim")
+    ax.scatter([2], [2], marker="x", color="#cc3311", label="at the top")
+    ax.legend()
+    facts, _ = _show(monkeypatch, fig)
+    assert len(facts["cvd_clashes"]) == 1
