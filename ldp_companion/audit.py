@@ -660,7 +660,9 @@ def plot_audit(claimed, audited, ax=None, labels=None, cap: float = np.inf):
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5))
     finite = np.isfinite(audited) & (audited < cap)
-    top = 1.1 * max(claimed.max(), audited[finite].max() if finite.any() else 0.0, 1e-9)
+    capped = np.isfinite(cap) and (~finite).any()  # points drawn at the top: the top is ≥ cap
+    top = 1.1 * max(claimed.max(), audited[finite].max() if finite.any() else 0.0,
+                    cap if capped else 0.0, 1e-9)
     ax.plot([0, top], [0, top], color="0.5", linestyle="--", linewidth=1, label="audited = claimed")
     above = audited > claimed
     for sel, marker, colour, text in ((finite & ~above, "o", "#0077bb", "within claim"),

@@ -13,7 +13,7 @@ from types import ModuleType
 from ldp_companion import appendix, byom, hiera, pm, spof, tldp, tvg
 from ldp_companion.appendix import (exercises as _a_ex, items as _a_items,
                                     params as _a_params)
-from ldp_companion.byom import items as _b_items, params as _b_params
+from ldp_companion.byom import exercises as _b_ex, items as _b_items, params as _b_params
 from ldp_companion.coverage import PaperItems
 from ldp_companion.exercises import ExerciseSet
 from ldp_companion.hiera import (exercises as _hiera_ex, items as _hiera_items,
@@ -46,7 +46,7 @@ ITEMS: dict[str, PaperItems] = {i.ITEMS.chapter: i.ITEMS for i in (
 #: Chapters whose exercises check themselves (:mod:`ldp_companion.exercises`): chapter -> its
 #: exercise set.
 EXERCISES: dict[str, ExerciseSet] = {e.EXERCISES.chapter: e.EXERCISES for e in (
-    _tldp_ex, _tvg_ex, _pm_ex, _spof_ex, _hiera_ex, _a_ex)}
+    _tldp_ex, _tvg_ex, _pm_ex, _spof_ex, _hiera_ex, _a_ex, _b_ex)}
 
 #: Chapters whose paper's text lost formulas or numbers: chapter -> its ``reconstructions``
 #: module (``NOTE``, ``RECONSTRUCTED``).

@@ -13,11 +13,38 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from ldp_companion.datasets import load_diabetes, scale_to_unit_interval
 from ldp_companion.grid import run_grid
 from ldp_companion.mechanisms import get_mechanism
-from ldp_companion.validation import check_epsilons, check_positive_int, check_unit_interval
+from ldp_companion.validation import (check_epsilons, check_positive_int, check_rng,
+                                      check_unit_interval)
 
-__all__ = ["scalar_mean_grid", "mse_matches"]
+__all__ = ["mean_datasets", "scalar_mean_grid", "mse_matches"]
+
+
+def mean_datasets(n: int, rng: np.random.Generator) -> dict:
+    """The two data sets of the mean-estimation grid, ``n`` users each, in [-1, 1].
+
+    ``"uniform"``: values drawn uniformly; ``"body-mass index (diabetes)"``: the body-mass
+    index of scikit-learn's bundled diabetes table, scaled to [-1, 1]
+    (:func:`~ldp_companion.datasets.scale_to_unit_interval`) and resampled with replacement.
+    Both come from ``rng``, in that order.
+
+    Parameters
+    ----------
+    n : int
+        Users per data set.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        Name -> 1-d array of ``n`` values.
+    """
+    n, rng = check_positive_int(n, "n"), check_rng(rng)
+    bmi = scale_to_unit_interval(load_diabetes()[0][:, 2])
+    uniform = rng.uniform(-1, 1, n)
+    return {"uniform": uniform, "body-mass index (diabetes)": rng.choice(bmi, n)}
 
 
 def _factory(spec):
@@ -30,8 +57,9 @@ def _factory(spec):
 
 
 def _cell(dataset, mechanism, epsilon, run, rng, *, data, factories) -> float:
+    # the data were checked once by scalar_mean_grid: the mechanism's own sampler trusts them
     x = data[dataset]
-    reports = factories[mechanism](epsilon).privatize(x, rng)
+    reports = np.asarray(factories[mechanism](epsilon)._privatize(x, rng))
     return float((reports.mean() - x.mean()) ** 2)
 
 
@@ -65,7 +93,7 @@ def scalar_mean_grid(data: dict, mechanisms: dict, eps_grid, runs: int, seed: in
              for d in values for m in factories for e in eps_grid for r in range(runs)]
     mse = run_grid(partial(_cell, data=values, factories=factories), cells, seed,
                    n_jobs=n_jobs, progress=progress, description="mean estimation")
-    expected = {(d, m, e): float(np.mean(factories[m](e).variance(x))) / x.size
+    expected = {(d, m, e): float(np.mean(factories[m](e)._variance(x))) / x.size
                 for d, x in values.items() for m in factories for e in eps_grid}
     return pd.DataFrame([{**c, "n": values[c["dataset"]].size, "mse": v,
                           "expected_mse": expected[c["dataset"], c["mechanism"], c["epsilon"]]}
