@@ -41,11 +41,15 @@ def _check_noise(noise: str) -> str:
 
 def noise_scale(value_range, epsilon, noise: str = "laplace") -> float:
     """Alg. 1, line 2: ``b = Δ/ε`` (Laplace scale) or ``σ = Δ/√(2ε)`` (Gaussian std)."""
-    delta_range = check_value_range(value_range)
-    eps = check_epsilon(epsilon)
-    if _check_noise(noise) == "laplace":
-        return delta_range / eps
-    return gaussian_sigma(delta_range, eps, method="zcdp")
+    return _noise_scale(check_value_range(value_range), check_epsilon(epsilon),
+                        _check_noise(noise))
+
+
+def _noise_scale(value_range: float, epsilon: float, noise: str = "laplace") -> float:
+    """:func:`noise_scale` on checked arguments."""
+    if noise == "laplace":
+        return value_range / epsilon
+    return gaussian_sigma(value_range, epsilon, method="zcdp")
 
 
 def log_retain_prob(size, value_range, epsilon, noise: str = "laplace"):
@@ -73,12 +77,16 @@ def log_retain_prob(size, value_range, epsilon, noise: str = "laplace"):
     eps = np.asarray(epsilon, dtype=np.float64)
     if not np.all(np.isfinite(eps)) or np.any(eps <= 0):
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
-    delta_range = check_value_range(value_range)
+    return _log_retain_prob(n, check_value_range(value_range), eps, _check_noise(noise))
+
+
+def _log_retain_prob(n, value_range: float, eps, noise: str):
+    """:func:`log_retain_prob` on checked arguments (``n`` ≥ 1, ``eps`` > 0)."""
     log_a = eps * (1.0 - n)
-    if _check_noise(noise) == "laplace":
-        log_c = np.log(2.0 * delta_range / eps)
+    if noise == "laplace":
+        log_c = np.log(2.0 * value_range / eps)
     else:
-        log_c = np.log(delta_range * np.sqrt(np.pi / eps))
+        log_c = np.log(value_range * np.sqrt(np.pi / eps))
     out = log_a - np.logaddexp(log_c, log_a)
     return float(out) if np.ndim(out) == 0 else out
 
@@ -155,10 +163,20 @@ def tldp(x, epsilon, value_range, *, rng, noise: str = "laplace", weights=None,
     keep : ndarray of bool, only with ``return_mask``
     """
     x = check_tensor(x, batched=batched)
-    shape = per_tensor_shape(x, batched)
-    log_p = log_retain_prob(tensor_size(shape), value_range, epsilon, noise)
+    delta_range = check_value_range(value_range)
+    eps = check_epsilon(epsilon)
+    noise = _check_noise(noise)
     w = None if weights is None else check_weights(weights, tuple(x.shape))
-    z = draw_noise(x, noise, noise_scale(value_range, epsilon, noise), rng)  # noise first
+    return _tldp(x, eps, delta_range, rng, noise, w, batched, return_mask)
+
+
+def _tldp(x, epsilon: float, value_range: float, rng, noise: str, w, batched: bool,
+          return_mask: bool = False):
+    """:func:`tldp` on checked arguments: ``x`` a checked tensor (batch), ``w`` checked
+    weights or None."""
+    log_p = _log_retain_prob(tensor_size(per_tensor_shape(x, batched)), value_range, epsilon,
+                             noise)
+    z = draw_noise(x, noise, _noise_scale(value_range, epsilon, noise), rng)  # noise first
     keep = np.zeros(tuple(x.shape), dtype=bool)
     if math.exp(log_p) > 0.0:  # draw the coin only when some entry can be kept
         u = draw_noise(x, "uniform", 1.0, rng)
@@ -183,8 +201,12 @@ def _weighted_retain_prob(p: float, w: np.ndarray) -> np.ndarray:
 def intensity_weights(x, value_range, low: float = -1.0) -> np.ndarray:
     """Sec. V-B1's weights for MNIST, "higher grayscale values correspond to higher
     weights": the intensity rescaled to [0, 1], ``w = (x − low) / Δ``, clipped to [0, 1]."""
-    arr = np.asarray(check_tensor(x, "x"), dtype=np.float64)
-    return np.clip((arr - low) / check_value_range(value_range), 0.0, 1.0)
+    return _intensity_weights(check_tensor(x, "x"), check_value_range(value_range), low)
+
+
+def _intensity_weights(x, value_range: float, low: float) -> np.ndarray:
+    """:func:`intensity_weights` on a checked tensor and range."""
+    return np.clip((np.asarray(x, dtype=np.float64) - low) / value_range, 0.0, 1.0)
 
 
 def binary_weights(x, *, batched: bool = False) -> np.ndarray:

@@ -49,7 +49,7 @@ from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASK_NAMES", "MECHANISMS", "NOISE_AT", "cached_task", "client_partition",
            "f1_of_logits", "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid",
-           "type3_grid"]
+           "type3_grid", "type1_laplace_at_i_eps"]
 
 TASK_NAMES = tuple(TASKS)
 
@@ -531,3 +531,17 @@ def type3_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *, rounds: int
     frame = _run(fn, tasks, mechanisms, eps_grid, runs, seed, n_jobs, progress,
                  "TLDP Type III")
     return frame.assign(rounds=rounds, clients=clients, noise_at=noise_at, clip=float(clip))
+
+
+def type1_laplace_at_i_eps(tasks, eps_grid, runs: int, seed: int, *,
+                           epochs: int | Mapping[str, int], n_max: int | None = None,
+                           n_jobs: int | None = None) -> pd.DataFrame:
+    """Type I with the Laplace baseline run at ``I·ε`` for each ε of ``eps_grid``: what TLDP-L
+    at ε really is (Theorem 2: ``b = Δ/ε`` is the baseline's ``b₁ = IΔ/(Iε)``), per task
+    (``I`` its tensor size). Arguments as in :func:`type1_grid`; the rows' ``epsilon`` is
+    the ``I·ε`` the baseline ran at."""
+    tasks = _check_names(tasks, TASK_NAMES, "tasks")
+    return pd.concat([
+        type1_grid([t], ["laplace"], [math.prod(TASKS[t]) * e for e in eps_grid], runs, seed,
+                   epochs=epochs, n_max=n_max, n_jobs=n_jobs)
+        for t in tasks])

@@ -15,7 +15,9 @@ from __future__ import annotations
 from ldp_companion.tensor.additive import (gaussian_mechanism, idn_mechanism,
                                            laplace_mechanism, mvg_mechanism)
 from ldp_companion.tensor.backend import check_tensor
-from ldp_companion.tldp.algorithm import intensity_weights, tldp
+from ldp_companion.tensor.calibration import check_value_range
+from ldp_companion.tldp.algorithm import _intensity_weights, _tldp
+from ldp_companion.validation import check_epsilon
 
 __all__ = ["NAMES", "LABELS", "DELTA", "perturb"]
 
@@ -29,13 +31,15 @@ NAMES = tuple(LABELS)
 
 
 def _weighted(x, epsilon, value_range, rng, noise):
-    w = intensity_weights(x, value_range, low=-value_range / 2.0)  # data centred on 0
-    return tldp(x, epsilon, value_range, rng=rng, noise=noise, weights=w, batched=True)
+    """Alg. 2 with intensity weights on checked arguments (clipped to [0, 1] by
+    :func:`~ldp_companion.tldp.algorithm.intensity_weights`' definition)."""
+    w = _intensity_weights(x, value_range, -value_range / 2.0)  # data centred on 0
+    return _tldp(x, epsilon, value_range, rng, noise, w, batched=True)
 
 
 _PERTURB = {
-    "tldp_l": lambda x, e, d, rng: tldp(x, e, d, rng=rng, noise="laplace", batched=True),
-    "tldp_g": lambda x, e, d, rng: tldp(x, e, d, rng=rng, noise="gaussian", batched=True),
+    "tldp_l": lambda x, e, d, rng: _tldp(x, e, d, rng, "laplace", None, batched=True),
+    "tldp_g": lambda x, e, d, rng: _tldp(x, e, d, rng, "gaussian", None, batched=True),
     "tldp_l_w": lambda x, e, d, rng: _weighted(x, e, d, rng, "laplace"),
     "tldp_g_w": lambda x, e, d, rng: _weighted(x, e, d, rng, "gaussian"),
     "laplace": lambda x, e, d, rng: laplace_mechanism(x, e, d, rng=rng, batched=True),
@@ -52,4 +56,4 @@ def perturb(name: str, x, epsilon, *, value_range, rng):
     if name not in _PERTURB:
         raise ValueError(f"mechanism must be one of {NAMES}, got {name!r}")
     x = check_tensor(x, batched=True)
-    return _PERTURB[name](x, epsilon, value_range, rng)
+    return _PERTURB[name](x, check_epsilon(epsilon), check_value_range(value_range), rng)

@@ -14,7 +14,8 @@ __all__ = ["MUTANTS"]
 
 
 def _one_noise(which: str, factor: float):
-    """``make`` for :func:`ldp_companion.tldp.algorithm.noise_scale` returning ``factor``
+    """``make`` for :func:`ldp_companion.tldp.algorithm._noise_scale` (behind
+    :func:`~ldp_companion.tldp.algorithm.noise_scale` and TLDP itself) returning ``factor``
     times the scale of one noise type only."""
     def make(original):
         def mutant(value_range, epsilon, noise: str = "laplace"):
@@ -59,9 +60,9 @@ def _tldp_l_error_without_sqrt2(original):
 
 MUTANTS = [
     Mutant("tldp-laplace-scale-half", "TLDP-L's Laplace scale b = Δ/ε halved (Alg. 1)",
-           "ldp_companion.tldp.algorithm:noise_scale", _one_noise("laplace", 0.5)),
+           "ldp_companion.tldp.algorithm:_noise_scale", _one_noise("laplace", 0.5)),
     Mutant("tldp-gauss-sigma-half", "TLDP-G's Gaussian σ = Δ/√(2ε) halved (Alg. 1)",
-           "ldp_companion.tldp.algorithm:noise_scale", _one_noise("gaussian", 0.5)),
+           "ldp_companion.tldp.algorithm:_noise_scale", _one_noise("gaussian", 0.5)),
     Mutant("alg2-weight-sign", "Alg. 2 keeps an entry with (1 + w)p instead of (1 − w)p",
            "ldp_companion.tldp.algorithm:_weighted_retain_prob", _plus_weight),
     Mutant("laplace-baseline-per-entry",

@@ -45,6 +45,7 @@ from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "TYPES", "PAPER_EPOCHS", "REPORTED", "assets_needed",
+           "run_present",
            "mobilenet", "BiLSTM", "fcn", "claim_assets", "reported_levels",
            "paper_data", "type1_cell", "type2_cell", "type3_cell", "paper_grid"]
 
@@ -361,6 +362,33 @@ def paper_grid(kind: str, tasks, mechanisms, eps_grid, runs: int, seed: int, *,
                        description=f"TLDP paper Type {kind}")
     frame = pd.DataFrame([{"type": kind, **c, **r} for c, r in zip(cells, results)])
     return frame.assign(epochs=frame["task"].map(per_task))
+
+
+def run_present(types, tasks, mechanisms, eps_12, eps_3, runs: int, seed: int, *,
+                epochs=None, n_max: int | None = None) -> tuple[pd.DataFrame | None, list[str]]:
+    """:func:`paper_grid` for every type of ``types`` on the data sets of ``tasks`` whose
+    files are present (Type III at ``eps_3``, Types I–II at ``eps_12``).
+
+    Returns
+    -------
+    runs : DataFrame or None
+        The grids' rows together (None when nothing could run).
+    skipped : list of str
+        One message per distinct set of missing files, naming them
+        (:func:`ldp_companion.paper_assets.missing_message`).
+    """
+    frames, skipped = [], {}
+    for kind in types:
+        wanted = [t for t in tasks if t in TYPES[kind]]
+        ready = [t for t in wanted if not paper_assets.missing(assets_needed(kind, [t]))]
+        for t in [t for t in wanted if t not in ready]:
+            skipped[kind, t] = paper_assets.missing_message(assets_needed(kind, [t]))
+        if ready:
+            frames.append(paper_grid(kind, ready, mechanisms,
+                                     eps_3 if kind == "III" else eps_12, runs, seed,
+                                     epochs=epochs, n_max=n_max))
+    runs_frame = pd.concat(frames, ignore_index=True) if frames else None
+    return runs_frame, list(dict.fromkeys(skipped.values()))
 
 
 def _dispatch(*, kind: str, per_task: dict, extra: dict, task: str, **cell):
