@@ -20,8 +20,8 @@ from ldp_companion.spof import data as spof_data
 from ldp_companion.spof.train import CONDITIONS, METHODS, Setup, train
 from ldp_companion.validation import check_positive_int
 
-__all__ = ["SOURCES", "TIME_MARGIN", "GAIN_MARGIN", "prepare", "fig3_grid", "fig2_grid",
-           "timing", "relative_gain", "per_run", "noise_effect"]
+__all__ = ["SOURCES", "TIME_MARGIN", "GAIN_MARGIN", "setup_from", "prepare", "fig3_grid",
+           "fig2_grid", "timing", "relative_gain", "per_run", "noise_effect"]
 
 #: Where the table comes from: the real 2016-03-12 Fitbit export, or the synthetic copula.
 SOURCES = ("fitbit", "synthetic")
@@ -35,6 +35,17 @@ TIME_MARGIN = 10.0
 #: Equivalence margin (percentage points) of the paper's accuracy gains over DP-SGD, 2.90 %
 #: (noiseless) and 3.52 % (noisy): 1 point, about the gap between the two.
 GAIN_MARGIN = 1.0
+
+
+#: The chapter's parameters that are fields of :class:`~ldp_companion.spof.train.Setup`.
+_SETUP_PARAMS = ("users", "code", "c", "clip", "sigma_env", "delta", "lr", "epochs")
+
+
+def setup_from(cfg) -> Setup:
+    """The training's :class:`~ldp_companion.spof.train.Setup` from the chapter's resolved
+    parameters ``cfg`` (``users``, ``code``, ``c``, ``clip``, ``sigma_env``, ``delta``,
+    ``lr``, ``epochs``; the other fields keep Alg. 1's defaults)."""
+    return Setup(**{k: getattr(cfg, k) for k in _SETUP_PARAMS})
 
 
 def prepare(source: str, factor: int, seed: int, test_fraction: float = 0.2):

@@ -463,18 +463,24 @@ def _log_y(t: np.ndarray, h: np.ndarray, variant: str):
 
 
 def _cdf(t, h, st, variant):
-    t = _real(t, "t")
-    h = _hidden(h, closed=False)
-    st = _st(st)
+    """:func:`_cdf_trusted` after checking ``t``, ``h`` and ``st`` (the public entries)."""
+    return _cdf_trusted(_real(t, "t"), _hidden(h, closed=False), _st(st), variant)
+
+
+def _cdf_trusted(t, h, st, variant):
+    """CDF of ``X`` (``variant``: the exact law or Eq. 53) on checked arrays."""
     ly, _, _ = _log_y(t, h, variant)
     with np.errstate(invalid="ignore"):
         return special.ndtr(ly / st)
 
 
 def _pdf(t, h, st, variant):
-    t = _real(t, "t")
-    h = _hidden(h, closed=False)
-    st = _st(st)
+    """:func:`_pdf_trusted` after checking ``t``, ``h`` and ``st`` (the public entries)."""
+    return _pdf_trusted(_real(t, "t"), _hidden(h, closed=False), _st(st), variant)
+
+
+def _pdf_trusted(t, h, st, variant):
+    """Density of ``X`` (``variant``: the exact law or Eq. 53) on checked arrays."""
     ly, inside, den = _log_y(t, h, variant)
     t, h, st, ly, inside, den = np.broadcast_arrays(t, h, st, ly, inside, den)
     out = np.zeros(t.shape)
@@ -551,12 +557,14 @@ def fx_ppf_paper(p, h, st) -> np.ndarray:
 
 # --------------------------------------------------------------------------- Eq. 54, Figs. 4-5
 def _bmax_args(b, h, st, l, D):
-    b = _real(b, "b")
-    l = check_positive_int(l, "l")
-    D = check_positive_int(D, "D")
-    _hidden(h, closed=False)
-    _st(st)
-    return b, l, D
+    """The arguments of the ``b_max`` functions, checked once: ``(b, h, st, l, D)``."""
+    return (_real(b, "b"), _hidden(h, closed=False), _st(st), check_positive_int(l, "l"),
+            check_positive_int(D, "D"))
+
+
+def _fbmax_cdf(b, h, st, l, D, density):
+    """``F_X(b/l)^D`` on checked arguments."""
+    return _cdf_trusted(b / l, h, st, density) ** D
 
 
 def fbmax_cdf(b, h, st, l: int = 7, D: int = 100, density: str = "exact") -> np.ndarray:
@@ -576,9 +584,7 @@ def fbmax_cdf(b, h, st, l: int = 7, D: int = 100, density: str = "exact") -> np.
         ``F_X`` of :func:`fx_cdf_exact` or of Eq. 53 (:func:`fx_cdf_paper`).
     """
     _choice(density, COEFFS, "density")
-    b, l, D = _bmax_args(b, h, st, l, D)
-    cdf = fx_cdf_exact if density == "exact" else fx_cdf_paper
-    return cdf(b / l, h, st) ** D
+    return _fbmax_cdf(*_bmax_args(b, h, st, l, D), density)
 
 
 def fbmax_pdf(b, h, st, l: int = 7, D: int = 100, density: str = "exact") -> np.ndarray:
@@ -594,12 +600,11 @@ def fbmax_pdf(b, h, st, l: int = 7, D: int = 100, density: str = "exact") -> np.
         As in :func:`fbmax_cdf`.
     """
     _choice(density, COEFFS, "density")
-    b, l, D = _bmax_args(b, h, st, l, D)
-    pdf, variant = (fx_pdf_exact, "exact") if density == "exact" else (fx_pdf_paper, "paper")
-    f = pdf(b / l, h, st)
-    ly, _, _ = _log_y(b / l, _real(h, "h"), variant)
+    b, h, st, l, D = _bmax_args(b, h, st, l, D)
+    f = _pdf_trusted(b / l, h, st, density)
+    ly, _, _ = _log_y(b / l, h, density)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_f = np.log(f) + (D - 1) * special.log_ndtr(ly / _st(st))
+        log_f = np.log(f) + (D - 1) * special.log_ndtr(ly / st)
         out = (D / l) * np.exp(log_f)
     return np.where(f > 0, out, 0.0)
 
@@ -619,10 +624,9 @@ def fbmax_quantile(q, h, st, l: int = 7, D: int = 100, density: str = "exact") -
     q = _real(q, "q")
     if q.size and (q.min() <= 0 or q.max() >= 1):
         raise ValueError("q must lie in (0, 1)")
-    _, l, D = _bmax_args(0.0, h, st, l, D)
-    h = _hidden(h, closed=False)
+    _, h, st, l, D = _bmax_args(0.0, h, st, l, D)
     upper = -np.expm1(np.log(q) / D)                  # 1 - q^{1/D}
-    d = -_st(st) * special.ndtri(upper)               # st · Φ^{-1}(q^{1/D})
+    d = -st * special.ndtri(upper)                    # st · Φ^{-1}(q^{1/D})
     if density == "exact":
         return l * _b_of_d(d, h)
     return l * _b_of_d(d, h / (1.0 + h))
@@ -668,8 +672,8 @@ def fig4_authors(b=None, h=0.0, sigma: float = SIGMA_FIG4, wnorm: float = WNORM_
     b = grid if b is None else _real(b, "b")
     h = _hidden(h, closed=False)
     st = sigma * wnorm
-    peak = fx_pdf_paper(grid / l, h[..., None], st).max(axis=-1)
-    return fx_pdf_paper(b / l, h, st) / peak
+    peak = _pdf_trusted(grid / l, h[..., None], st, "paper").max(axis=-1)
+    return _pdf_trusted(b / l, h, st, "paper") / peak
 
 
 def fig5_authors(sigmas=FIG5_SIGMAS, wnorm: float = WNORM_AUTHORS, l: int = 7) -> np.ndarray:
@@ -713,7 +717,8 @@ def fig5_correct(sigmas=FIG5_SIGMAS, wnorm: float = WNORM_AUTHORS, l: int = 7, D
     """
     sigmas = _positive(sigmas, "sigmas")
     wnorm = check_positive_real(wnorm, "wnorm")
-    return fbmax_cdf(1.0, h, sigmas * wnorm, l, D)
+    _, h, _, l, D = _bmax_args(1.0, h, 1.0, l, D)
+    return _fbmax_cdf(1.0, h, sigmas * wnorm, l, D, "exact")
 
 
 def mc_prob_bj_below(threshold, sigma, h, W, draws: int, rng,

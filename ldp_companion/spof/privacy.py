@@ -237,7 +237,7 @@ def _alg1_parts(c, reading, n, l, variant, shift, h_sums):
     cj = _cj(c, reading, l, h_sums)
     x = np.stack([np.zeros(n), np.ones(n)])
     means = coefficient_release(x, variant, shift=cj if shift else None)
-    return means, sensitivity.delta_hat(n, cj)
+    return means, sensitivity._delta_hat(n, cj, 1.0)   # n and c_j checked above
 
 
 def alg1_release(epsilon: float, c: float = 0.0, reading: str = "public", split: str = "sqrt2",
@@ -271,7 +271,7 @@ def alg1_release(epsilon: float, c: float = 0.0, reading: str = "public", split:
     """
     _choice(split, SPLITS, "split")
     means, dhat = _alg1_parts(c, reading, n, l, variant, shift, h_sums)
-    scales = sensitivity.laplace_scale(dhat, float(check_epsilons(epsilon)), split)
+    scales = sensitivity._laplace_scale(dhat, float(check_epsilons(epsilon)), split)
     return PairRelease(means[0], means[1], np.full(means.shape[1], scales[0]),
                        np.full(means.shape[1], scales[1]))
 
@@ -293,7 +293,7 @@ def alg1_epsilon(epsilon, c: float = 0.0, reading: str = "public", split: str = 
     _choice(split, SPLITS, "split")
     eps = check_epsilons(epsilon)
     means, dhat = _alg1_parts(c, reading, n, l, variant, shift, h_sums)
-    scale = sensitivity.laplace_scale(dhat, eps[..., None], split)        # (..., 2)
+    scale = sensitivity._laplace_scale(dhat, eps[..., None], split)       # (..., 2)
     return _scalar_out(laplace_privacy_loss(means[0], means[1], scale[..., :1], scale[..., 1:]))
 
 
