@@ -12,6 +12,13 @@ One module per idea of the paper:
 * :mod:`~ldp_companion.hiera.data`: synthetic data of Sec. 6;
 * :mod:`~ldp_companion.hiera.sgd`: mini-batch SGD linear regression (Sec. 5);
 * :mod:`~ldp_companion.hiera.experiments`: the experiment grids of Figs. 1-3 (Sec. 6);
+* :mod:`~ldp_companion.hiera.reference`: the reconstructed reference values the chapter
+  compares with;
+* :mod:`~ldp_companion.hiera.mechanism_checks`, :mod:`~ldp_companion.hiera.unbiasedness`,
+  :mod:`~ldp_companion.hiera.theorem2`, :mod:`~ldp_companion.hiera.reuse` and
+  :mod:`~ldp_companion.hiera.comparison`: the chapter's checks, one module per section
+  (tables computed, claims recorded in its ledger);
+* :mod:`~ldp_companion.hiera.figures`: the chapter's figures;
 * :mod:`~ldp_companion.hiera.params`: the chapter's parameters per profile;
 * :mod:`~ldp_companion.hiera.mutants`: deliberate bugs the chapter's verdicts must catch.
 

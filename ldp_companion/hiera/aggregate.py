@@ -23,7 +23,8 @@ import numpy as np
 from ldp_companion.hiera.grr import _check_levels_array
 from ldp_companion.mechanisms.harmony import _check_bits
 from ldp_companion.hiera.levels import Levels
-from ldp_companion.hiera.protocol import _check_levels, lhp, plc_counts, plc_keep_probability
+from ldp_companion.hiera.protocol import (FLIP_RULES, _check_levels, _keep_probability,
+                                          _plc_counts, lhp)
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = ["POOL_RULES", "check_mu", "block_top", "pool_plan", "report_counts", "pool_sums",
@@ -72,6 +73,11 @@ def pool_plan(k: int, mu: int, rule: str = "paper", compensation: bool = True) -
     k = check_positive_int(k, "k")
     mu = check_mu(mu, k)
     _check_rule(rule)
+    return _pool_plan(k, mu, rule, compensation)
+
+
+def _pool_plan(k: int, mu: int, rule: str, compensation: bool) -> np.ndarray:
+    """:func:`pool_plan` on checked arguments."""
     W = np.zeros((k, k), dtype=np.int64)
     if rule == "block":
         W[np.arange(k), block_top(k, mu) - 1] = 1
@@ -136,10 +142,25 @@ def pool_sums(counts, levels: Levels, mu: int, rng: np.random.Generator, *,
         ``S_j = n1* - n2*`` and ``N_j = n1 + n2`` of pool ``j`` (at position ``j - 1``).
     """
     levels = _check_levels(levels)
+    counts = _check_counts(counts, levels.k)
+    mu = check_mu(mu, levels.k)
+    _check_rule(rule)
+    _check_flip_rule(flip_rule)
+    return _pool_sums(counts, levels, mu, check_rng(rng), rule=rule, clip=clip,
+                      compensation=compensation, flip_rule=flip_rule)
+
+
+def _check_flip_rule(flip_rule: str) -> str:
+    if flip_rule not in FLIP_RULES:
+        raise ValueError(f"flip_rule must be one of {FLIP_RULES}, got {flip_rule!r}")
+    return flip_rule
+
+
+def _pool_sums(counts: np.ndarray, levels: Levels, mu: int, rng: np.random.Generator, *,
+               rule: str, clip: bool, compensation: bool, flip_rule: str):
+    """:func:`pool_sums` on checked arguments (int64 counts of shape ``(..., k, 2)``)."""
     k = levels.k
-    counts = _check_counts(counts, k)
-    rng = check_rng(rng)
-    W = pool_plan(k, mu, rule, compensation)
+    W = _pool_plan(k, mu, rule, compensation)
     plus, minus = counts[..., 0], counts[..., 1]
     pool_plus = plus * np.diag(W)
     pool_minus = minus * np.diag(W)
@@ -147,8 +168,8 @@ def pool_sums(counts, levels: Levels, mu: int, rng: np.random.Generator, *,
     for j in range(k):                      # steps 3-5: conversions into pool j
         for src in range(j):
             for _ in range(W[src, j]):
-                q = plc_keep_probability(eps[src], eps[j], flip_rule)
-                cp, cm = plc_counts(plus[..., src], minus[..., src], q, rng)
+                q = _keep_probability(eps[src], eps[j], flip_rule)
+                cp, cm = _plc_counts(plus[..., src], minus[..., src], q, rng)
                 pool_plus[..., j] += cp
                 pool_minus[..., j] += cm
     N = pool_plus + pool_minus

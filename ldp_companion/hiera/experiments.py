@@ -28,7 +28,8 @@ from ldp_companion.validation import check_epsilon, check_positive_int, check_rn
 
 __all__ = ["HierAConfig", "BASELINES", "age_stand_in", "lweekinc_stand_in", "resample",
            "mean_datasets", "regression_tasks", "mean_grid", "predicted_grid",
-           "mae_table", "worst_joint_pair", "lhp_sampler", "sgd_grid", "SGD_TASKS"]
+           "mae_table", "mean_experiment", "dataset_summary", "SUMMARY_FORMATS", "worst_joint_pair",
+           "lhp_sampler", "sgd_grid", "SGD_TASKS"]
 
 #: Single-level and graded baselines of Fig. 2 (Harmony and PM at the smallest budget).
 BASELINES = ("harmony", "pm", "graded_laplace")
@@ -266,6 +267,34 @@ def mae_table(grid: pd.DataFrame) -> pd.DataFrame:
     out["mae_se"] = out["sd_abs"] / np.sqrt(out["runs"])
     out["bias_se"] = np.sqrt(out["var"] / out["runs"])
     return out.drop(columns="sd_abs")
+
+
+def mean_experiment(datasets: dict, eps_grid, runs: int, seed: int, *, configs,
+                    n_jobs: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Figs. 1-2: :func:`mean_grid` of every configuration and baseline, and its
+    :func:`mae_table` with the analytic ``predicted_mae`` of each cell
+    (:func:`predicted_grid`)."""
+    grid = mean_grid(datasets, eps_grid, runs, seed, configs=configs, n_jobs=n_jobs)
+    pred = predicted_grid(datasets, eps_grid, configs=configs)
+    keys = ["dataset", "epsilon", "config"]
+    return grid, mae_table(grid).merge(pred[keys + ["predicted_mae"]], on=keys)
+
+
+#: Number formats of :func:`dataset_summary`'s table.
+SUMMARY_FORMATS = {"users": "{:,.0f}", "mean": "{:.3f}", "sd": "{:.3f}",
+                   **{f"level {t}": "{:.3f}" for t in range(1, 6)}}
+
+
+def dataset_summary(datasets: dict, base: float = 1.0) -> pd.DataFrame:
+    """Size, mean, sd and the share of users in each level of :func:`~ldp_companion.hiera.paper_levels`
+    (the shares do not depend on ``base``) of every data set."""
+    levels = H.paper_levels(base)
+    rows = {}
+    for name, v in datasets.items():
+        shares = H.summarize(v, levels).probs
+        rows[name] = {"users": v.size, "mean": v.mean(), "sd": v.std(),
+                      **{f"level {t}": s for t, s in enumerate(shares, 1)}}
+    return pd.DataFrame(rows).T.rename_axis("data set")
 
 
 # --------------------------------------------------------------------------- Theorem 2

@@ -41,6 +41,11 @@ def grr(t, epsilon, k: int, rng: np.random.Generator) -> np.ndarray:
     eps = np.asarray(epsilon, dtype=np.float64)
     if not np.all(np.isfinite(eps)) or np.any(eps <= 0):
         raise ValueError("epsilon must be finite and > 0")
+    return _grr(t, eps, k, rng)
+
+
+def _grr(t: np.ndarray, eps, k: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`grr` on checked arguments: ``t`` int64 levels in 1..k, ``eps`` finite > 0."""
     if k == 1:
         return t.copy()
     # P(keep) = e^eps / (e^eps + k - 1) = 1 / (1 + (k - 1) e^-eps), no overflow for large eps

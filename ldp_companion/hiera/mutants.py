@@ -19,11 +19,12 @@ __all__ = ["MUTANTS"]
 
 
 def _grr_half_budget(original):
-    """GRR run at half the budget it is given: the level report keeps its level too rarely."""
+    """GRR (its checked core ``_grr``, which :func:`~ldp_companion.hiera.grr.grr` and LHP
+    call) run at half the budget it is given: the level report keeps its level too rarely."""
     @functools.wraps(original)
-    def grr(t, epsilon, k, rng):
+    def _grr(t, epsilon, k, rng):
         return original(t, 0.5 * np.asarray(epsilon, dtype=np.float64), k, rng)
-    return grr
+    return _grr
 
 
 def _budgets_off_by_one(original):
@@ -36,37 +37,36 @@ def _budgets_off_by_one(original):
 
 
 def _bit_at_true_level(original):
-    """LHP (Alg. 3) with step 4 at the budget of the *true* level: the aggregator, which
+    """LHP (Alg. 3; its checked core ``_lhp``, which :func:`~ldp_companion.hiera.lhp` and the
+    SGD gradients call) with step 4 at the budget of the *true* level: the aggregator, which
     debiases with the reported level's ``c``, no longer gets unbiased bits."""
     from ldp_companion.hiera import protocol
-    from ldp_companion.validation import check_rng, check_unit_interval
 
     @functools.wraps(original)
-    def lhp(v, levels, rng, level=None):
-        levels = protocol._check_levels(levels)
-        v = check_unit_interval(v, "v")
-        rng = check_rng(rng)
-        t = protocol._true_levels(v, levels, level)
-        t_star = protocol.grr(t, levels.epsilons[t - 1], levels.k, rng)
-        bits = protocol.randomized_response(protocol.discretise(v, rng), levels.p[t - 1], rng)
-        return t_star, bits
-    return lhp
+    def _lhp(v, t, levels, rng):
+        t_star = protocol._grr(t, levels.epsilons[t - 1], levels.k, rng)
+        x = np.where(rng.random(v.shape) < 0.5 * (1.0 + v), 1, -1).astype(np.int8)
+        keep = rng.random(x.shape) < levels.p[t - 1]
+        return t_star, np.where(keep, x, -x).astype(np.int8)
+    return _lhp
 
 
 def _no_compensation(original):
-    """Alg. 5's pool plan without the compensation copies, whatever the caller asks."""
+    """Alg. 5's pool plan (its checked core ``_pool_plan``) without the compensation copies,
+    whatever the caller asks."""
     @functools.wraps(original)
-    def pool_plan(k, mu, rule="paper", compensation=True):
+    def _pool_plan(k, mu, rule="paper", compensation=True):
         return original(k, mu, rule, False)
-    return pool_plan
+    return _pool_plan
 
 
 def _no_clipping(original):
-    """Alg. 5 step 6 without the clipping of the debiased counts to ``[0, N_j]``."""
+    """Alg. 5 step 6 (its checked core ``_pool_sums``) without the clipping of the debiased
+    counts to ``[0, N_j]``."""
     @functools.wraps(original)
-    def pool_sums(counts, levels, mu, rng, **options):
+    def _pool_sums(counts, levels, mu, rng, **options):
         return original(counts, levels, mu, rng, **{**options, "clip": False})
-    return pool_sums
+    return _pool_sums
 
 
 MUTANTS = [
@@ -76,18 +76,18 @@ MUTANTS = [
            "ldp_companion.hiera.graded_laplace:GradedLaplace.scale", scaled(0.5)),
     Mutant("grr-half-budget",
            "the level report's GRR run at half its budget (Alg. 3 step 2)",
-           "ldp_companion.hiera.grr:grr", _grr_half_budget),
+           "ldp_companion.hiera.grr:_grr", _grr_half_budget),
     Mutant("level-budgets-off-by-one",
            "the Sec. 6 level budgets (k+1, ..., 2)·ε instead of (k, ..., 1)·ε",
            "ldp_companion.hiera.levels:paper_levels", _budgets_off_by_one),
     Mutant("bit-at-true-level",
            "LHP's value bit perturbed at the true level's budget instead of the reported "
            "level's (Alg. 3 step 4)",
-           "ldp_companion.hiera.protocol:lhp", _bit_at_true_level),
+           "ldp_companion.hiera.protocol:_lhp", _bit_at_true_level),
     Mutant("no-compensation",
            "Alg. 5 pools without the compensation copies: reports of high levels weigh less",
-           "ldp_companion.hiera.aggregate:pool_plan", _no_compensation),
+           "ldp_companion.hiera.aggregate:_pool_plan", _no_compensation),
     Mutant("no-clipping",
            "Alg. 5 step 6 without the clipping of the debiased pool counts",
-           "ldp_companion.hiera.aggregate:pool_sums", _no_clipping),
+           "ldp_companion.hiera.aggregate:_pool_sums", _no_clipping),
 ]

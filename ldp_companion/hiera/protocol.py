@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.hiera.grr import _check_levels_array, grr, grr_matrix
-from ldp_companion.mechanisms.harmony import _check_bits, discretise, randomized_response
+from ldp_companion.hiera.grr import _check_levels_array, _grr, grr_matrix
+from ldp_companion.mechanisms.harmony import _check_bits, randomized_response
 from ldp_companion.hiera.levels import Levels
 from ldp_companion.validation import (check_epsilon, check_probability, check_rng,
                                       check_unit_interval)
@@ -69,10 +69,18 @@ def lhp(v, levels: Levels, rng: np.random.Generator, level=None):
     levels = _check_levels(levels)
     v = check_unit_interval(v, "v")
     rng = check_rng(rng)
-    t = _true_levels(v, levels, level)
-    t_star = grr(t, levels.epsilons[t - 1], levels.k, rng)
-    bits = randomized_response(discretise(v, rng), levels.p[t_star - 1], rng)
-    return t_star, bits
+    return _lhp(v, _true_levels(v, levels, level), levels, rng)
+
+
+def _lhp(v: np.ndarray, t: np.ndarray, levels: Levels, rng: np.random.Generator):
+    """:func:`lhp` on checked arguments: ``v`` float values in [-1, 1], ``t`` their int64
+    levels in 1..k. Steps 3-4 draw exactly as
+    :func:`~ldp_companion.mechanisms.harmony.discretise` and
+    :func:`~ldp_companion.mechanisms.harmony.randomized_response` do, without their checks."""
+    t_star = _grr(t, levels.epsilons[t - 1], levels.k, rng)
+    x = np.where(rng.random(v.shape) < 0.5 * (1.0 + v), 1, -1).astype(np.int8)
+    keep = rng.random(x.shape) < levels.p[t_star - 1]
+    return t_star, np.where(keep, x, -x).astype(np.int8)
 
 
 def report_probabilities(v, levels: Levels, level=None) -> np.ndarray:
@@ -117,6 +125,11 @@ def plc_keep_probability(eps_i: float, eps_j: float, flip_rule: str = "correct")
                          f"got eps_i={eps_i:g}, eps_j={eps_j:g}")
     if flip_rule not in FLIP_RULES:
         raise ValueError(f"flip_rule must be one of {FLIP_RULES}, got {flip_rule!r}")
+    return _keep_probability(eps_i, eps_j, flip_rule)
+
+
+def _keep_probability(eps_i: float, eps_j: float, flip_rule: str) -> float:
+    """:func:`plc_keep_probability` on checked arguments (``0 < eps_j <= eps_i``)."""
     ratio = np.tanh(eps_j / 2.0) / np.tanh(eps_i / 2.0)
     return float(0.5 * (1.0 + ratio) if flip_rule == "correct" else 0.5 * (1.0 - ratio))
 
@@ -140,7 +153,11 @@ def plc_counts(n_plus, n_minus, q: float, rng: np.random.Generator):
     """
     n_plus, n_minus = np.asarray(n_plus), np.asarray(n_minus)
     q = float(check_probability(q, "q"))
-    rng = check_rng(rng)
+    return _plc_counts(n_plus, n_minus, q, check_rng(rng))
+
+
+def _plc_counts(n_plus, n_minus, q: float, rng: np.random.Generator):
+    """:func:`plc_counts` on checked arguments (integer counts, ``q`` in [0, 1])."""
     kept_plus = rng.binomial(n_plus, q)
     kept_minus = rng.binomial(n_minus, q)
     return kept_plus + (n_minus - kept_minus), (n_plus - kept_plus) + kept_minus

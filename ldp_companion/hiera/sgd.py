@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp_companion.hiera.aggregate import check_mu, pool_sums, _check_rule
+from ldp_companion.hiera.aggregate import _check_rule, _pool_sums, check_mu
+from ldp_companion.hiera.grr import _check_levels_array
 from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.hiera.levels import Levels
-from ldp_companion.hiera.protocol import _check_levels, lhp
+from ldp_companion.hiera.protocol import _check_levels, _lhp
 from ldp_companion.mechanisms.piecewise import PM
 from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
                                       check_unit_interval)
@@ -81,12 +82,18 @@ def attribute_levels(X, y, levels: Levels, bias_level: str = "target") -> np.nda
     levels = _check_levels(levels)
     X, y = _check_xy(X, y)
     _check_choice(bias_level, BIAS_LEVELS, "bias_level")
+    return _attribute_levels(X, y, levels, bias_level)
+
+
+def _attribute_levels(X, y, levels: Levels, bias_level: str) -> np.ndarray:
+    """:func:`attribute_levels` on checked arguments."""
     bias = levels.level_of(y) if bias_level == "target" else np.full(len(y), levels.k)
     return np.column_stack([bias, levels.level_of(X)])
 
 
 def _report_sums(g, lv, J, D, method, levels, rng, mu, rule, clip):
-    """Sum over the reports of each component ``J`` of the unbiased value estimates."""
+    """Sum over the reports of each component ``J`` of the unbiased value estimates
+    (arguments checked by the caller: ``g`` in [-1, 1], ``lv`` int64 levels in 1..k)."""
     if method in ("harmony", "pm"):
         mech = (Harmony if method == "harmony" else PM)(float(levels.epsilons.min()))
         return np.bincount(J, weights=mech.privatize(g, rng), minlength=D)
@@ -94,10 +101,11 @@ def _report_sums(g, lv, J, D, method, levels, rng, mu, rule, clip):
         noisy = g + rng.laplace(0.0, 1.0, size=g.shape) * 2.0 / levels.epsilons[lv - 1]
         return np.bincount(J, weights=noisy, minlength=D)
     k = levels.k                                   # HierA: Alg. 5 per component, one batch
-    t_star, bits = lhp(g, levels, rng, level=lv)
+    t_star, bits = _lhp(g, lv, levels, rng)
     idx = J * 2 * k + 2 * (t_star - 1) + (bits < 0)
     counts = np.bincount(idx, minlength=D * 2 * k).reshape(D, k, 2)
-    S, N = pool_sums(counts, levels, mu, rng, rule=rule, clip=clip)
+    S, N = _pool_sums(counts, levels, mu, rng, rule=rule, clip=clip, compensation=True,
+                      flip_rule="correct")
     S, N = S.sum(axis=-1), N.sum(axis=-1)
     n_j = counts.sum(axis=(1, 2))
     return np.divide(S, N, out=np.zeros(D), where=N > 0) * n_j
@@ -130,14 +138,22 @@ def estimate_gradient(grads, attr_levels, method: str, levels: Levels, rng: np.r
     rng = check_rng(rng)
     _check_choice(method, SGD_METHODS, "method")
     _check_choice(multidim, MULTIDIM, "multidim")
+    check_mu(mu, levels.k)
+    _check_rule(rule)
     grads = check_unit_interval(grads, "grads")
     if grads.ndim != 2 or np.shape(attr_levels) != grads.shape:
         raise ValueError("grads must be (G, d + 1) and attr_levels the same shape; got "
                          f"{grads.shape} and {np.shape(attr_levels)}")
+    lv = _check_levels_array(attr_levels, levels.k)
+    return _estimate_gradient(grads, lv, method, levels, rng, mu, rule, clip, multidim)
+
+
+def _estimate_gradient(grads, lv, method, levels, rng, mu, rule, clip, multidim):
+    """:func:`estimate_gradient` on checked arguments: ``grads`` float ``(G, d + 1)`` in
+    [-1, 1], ``lv`` int64 levels of the same shape."""
     n_users, D = grads.shape
     if method == "none":
         return grads.mean(axis=0)
-    lv = np.asarray(attr_levels)
     if multidim == "sample_one":
         J = rng.integers(0, D, size=n_users)
         rows = np.arange(n_users)
@@ -207,14 +223,16 @@ def ldp_linreg(X, y, method: str, levels: Levels, rng: np.random.Generator, *,
     n_iter = n // G
     if n_iter == 0:
         raise ValueError(f"group must be <= n = {n} for at least one iteration, got {G}")
-    attr = attribute_levels(X, y, levels, bias_level)
+    _check_choice(multidim, MULTIDIM, "multidim")
+    _check_choice(bias_level, BIAS_LEVELS, "bias_level")
+    attr = _attribute_levels(X, y, levels, bias_level)
     order = rng.permutation(n)
     beta = np.zeros(d + 1)
     for t in range(1, n_iter + 1):
         idx = order[(t - 1) * G:t * G]
         grads = clipped_gradients(beta, X[idx], y[idx], lam)
-        g_hat = estimate_gradient(grads, attr[idx], method, levels, rng, mu=mu, rule=rule,
-                                  clip=hiera_clip, multidim=multidim)
+        g_hat = _estimate_gradient(grads, attr[idx], method, levels, rng, mu, rule,
+                                   hiera_clip, multidim)
         beta = beta - (lr0 / t if lr_schedule == "1/t" else lr0 / math.sqrt(t)) * g_hat
     return SGDResult(beta, G, n_iter)
 
