@@ -83,7 +83,8 @@ MECHANISM_MARKERS: dict[str, str] = {
     "gaussian": ">", "idn": "D", "mvg": "P", "udn": "h", "tvg": "*", "gauss_paper": "p",
     "jl": "d", "gauss_l2": "<", "gauss_analytic": ">", "optimized": ">", "idn_iid": "d",
     "mvg_true": "X", "none": "v", "spof": "o", "spof_exact": "s", "fm": "^",
-    "authors_v1": "D", "dpsgd_logit": "<", "dpsgd_param": ">", "nonprivate": "v"}
+    "authors_v1": "D", "dpsgd_logit": "<", "dpsgd_param": ">", "nonprivate": "v",
+    "duchi": "h", "hm": "*", "pm_opt": "p", "laplace_split": "<"}
 
 
 def marker(name: str) -> str:

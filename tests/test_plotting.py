@@ -304,3 +304,11 @@ def test_scatter_markers_of_one_colour_are_told_apart_by_shape(monkeypatch):
     ax.legend()
     facts, _ = _show(monkeypatch, fig)
     assert len(facts["cvd_clashes"]) == 1
+
+
+def test_the_mechanisms_a_chapter_draws_together_have_distinct_markers():
+    from ldp_companion.plotting import marker
+
+    for chapter, names in DRAWN_TOGETHER.items():
+        drawn = [n for n in names if n in MECHANISM_COLORS]
+        assert len({marker(n) for n in drawn}) == len(drawn), chapter

@@ -59,3 +59,14 @@ def test_split_task_holds_out_the_fraction():
     np.testing.assert_array_equal(t.X_train[:, 1], 2 * t.y_train + 1)  # rows stay together
     with pytest.raises(ValueError, match="test_fraction"):
         split_task("t", "linear", X, y, np.random.default_rng(0), 1.0)
+
+
+def test_mean_grid_checks_each_table_once_at_the_door():
+    from ldp_companion.pm.experiments import MeanTask, mean_estimation_grid
+
+    bad = MeanTask("bad", np.full((10, 2), 1.5))
+    with pytest.raises(ValueError, match="X"):
+        mean_estimation_grid([bad], {"pm": "pm"}, [1.0], 2, 0, n_jobs=1)
+    with pytest.raises(ValueError, match="budget_share"):
+        mean_estimation_grid([MeanTask("neg", np.zeros((10, 2)), -0.5)], {"pm": "pm"}, [1.0],
+                             2, 0, n_jobs=1)

@@ -15,8 +15,8 @@ import pandas as pd
 
 from ldp_companion.grid import run_grid
 from ldp_companion.pm import fedsgd as fl
-from ldp_companion.pm.multidim import (estimate_mean, expected_mse, lemma13_scale,
-                                       per_coordinate_variance)
+from ldp_companion.pm.multidim import (_check_tuples, _estimate_mean, _expected_mse,
+                                       _per_coordinate_variance, lemma13_scale)
 from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
                                       check_unit_interval)
 
@@ -72,10 +72,17 @@ def _by_name(tasks) -> dict:
     return named
 
 
+def _checked_task(task: MeanTask) -> MeanTask:
+    """``task`` with its table checked (:func:`~ldp_companion.pm.multidim.estimate_mean`'s
+    rules) and a positive budget share."""
+    share = check_epsilon(task.budget_share, "budget_share")
+    return MeanTask(task.name, _check_tuples(task.X), share)
+
+
 def _mean_cell(dataset, mechanism, epsilon, run, rng, *, tasks, mechanisms) -> float:
     """One run of one cell: the squared error of the column means, averaged over columns."""
     task = tasks[dataset]
-    est = estimate_mean(task.X, epsilon * task.budget_share, mechanisms[mechanism], rng)
+    est = _estimate_mean(task.X, epsilon * task.budget_share, mechanisms[mechanism], rng)
     return float(np.mean((est - task.X.mean(axis=0)) ** 2))
 
 
@@ -106,13 +113,14 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     users; the MSE averaged over columns, and its analytic expectation, Lemma 14).
     """
     runs = check_positive_int(runs, "runs")
+    tasks = [_checked_task(t) for t in tasks]  # once here: the cells trust them
     eps_grid, named = _eps_list(eps_grid), _by_name(tasks)
     cells = [{"dataset": t.name, "mechanism": m, "epsilon": e, "run": r}
              for t in tasks for m in mechanisms for e in eps_grid for r in range(runs)]
     fn = partial(_mean_cell, tasks=named, mechanisms=mechanisms)
     mse = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                    description="mean estimation")
-    expected = {(t.name, m, e): expected_mse(t.X, e * t.budget_share, mechanisms[m])
+    expected = {(t.name, m, e): _expected_mse(t.X, e * t.budget_share, mechanisms[m])
                 for t in tasks for m in mechanisms for e in eps_grid}
     return pd.DataFrame([{"dataset": c["dataset"], "n": named[c["dataset"]].X.shape[0],
                           "mechanism": c["mechanism"], "epsilon": c["epsilon"],
@@ -288,15 +296,16 @@ def server_mean_check(grads, mechanisms: dict, eps_grid, rng: np.random.Generato
     rows = []
     for label, mech in mechanisms.items():
         for e in _eps_list(eps_grid):
-            est = np.stack([fl.server_mean(grads, e, mech, rng) for _ in range(reps)])
-            var = per_coordinate_variance(grads, e, mech).sum(axis=0) / G**2
+            server = fl._aggregator(e, mech, grads.shape[1], None, "split")  # Alg. 1, step 3
+            est = np.stack([server(grads, rng) for _ in range(reps)])
+            var = _per_coordinate_variance(grads, e, mech).sum(axis=0) / G**2
             sq = ((est - truth) ** 2).mean(axis=1)
             rows.append({"mechanism": label, "epsilon": e,
                          "z_max": float(np.max(np.abs(est.mean(axis=0) - truth)
                                                / np.sqrt(var / reps))),
                          "coordinates": grads.shape[1], "mse": float(sq.mean()),
                          "sd": float(sq.std(ddof=1)),
-                         "expected": expected_mse(grads, e, mech), "reps": reps})
+                         "expected": _expected_mse(grads, e, mech), "reps": reps})
     return pd.DataFrame(rows)
 
 
@@ -326,7 +335,7 @@ def lemma13_errors(n_grid, d_grid, mechanisms, eps_grid, runs: int,
             for name in mechanisms:
                 for e in eps_grid:
                     for r in range(runs):
-                        err = float(np.abs(estimate_mean(X, e, name, rng) - truth).max())
+                        err = float(np.abs(_estimate_mean(X, e, name, rng) - truth).max())
                         rows.append({"n": int(n), "d": int(d), "mechanism": name,
                                      "epsilon": e, "run": r, "error": err,
                                      "ratio": err / lemma13_scale(int(n), int(d), e)})

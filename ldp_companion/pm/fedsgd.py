@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ldp_companion.pm.multidim import (DUCHI_MD, LAPLACE_SPLIT, _check_ties, _resolve_k,
-                                    estimate_mean, resolve_mechanism, _alg6_sample)
+from ldp_companion.pm.multidim import (DUCHI_MD, LAPLACE_SPLIT, _alg6_sample, _check_ties,
+                                    _estimate_mean, _resolve_k, resolve_mechanism)
 from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
                                       check_unit_interval)
 
@@ -195,7 +195,7 @@ def _aggregator(epsilon, mechanism, d, k, ties):
     eps = check_epsilon(epsilon)
     ties = _check_ties(ties)
     if isinstance(mechanism, str) and mechanism in (LAPLACE_SPLIT, DUCHI_MD):
-        return lambda grads, rng: estimate_mean(grads, eps, mechanism, rng, ties=ties)
+        return lambda grads, rng: _estimate_mean(grads, eps, mechanism, rng, ties=ties)
     k = _resolve_k(k, eps, d)
     mech = resolve_mechanism(mechanism, eps / k)
 

@@ -175,8 +175,11 @@ def alg6_privatize(X, epsilon: float, mechanism, rng: np.random.Generator, *, k=
 def alg6_variance(X, epsilon: float, mechanism, *, k=None) -> np.ndarray:
     """``Var[y_j] = (d/k) E[Y^2 | x_j; eps/k] - x_j^2`` for every entry (Lemma 12; Lemma 14
     for Three-Outputs), shape ``(n, d)``."""
-    X = _check_tuples(X)
-    eps = check_epsilon(epsilon)
+    return _alg6_variance(_check_tuples(X), check_epsilon(epsilon), mechanism, k)
+
+
+def _alg6_variance(X, eps: float, mechanism, k) -> np.ndarray:
+    """:func:`alg6_variance` on checked arguments."""
     d = X.shape[1]
     k = _resolve_k(k, eps, d)
     mech = resolve_mechanism(mechanism, eps / k)
@@ -249,9 +252,12 @@ def laplace_split_privatize(X, epsilon: float, rng: np.random.Generator, *,
     """Laplace baseline: ``x_j + Lap(2 d / eps)`` on all ``d`` attributes (budget ``eps/d``
     each: approach (i) of Sec. VI, (ii) of Sec. VII-A); variance ``8 d^2 / eps^2`` per
     coordinate."""
-    X = _check_tuples(X, clip)
-    eps = check_epsilon(epsilon)
-    return X + check_rng(rng).laplace(0.0, 2.0 * X.shape[1] / eps, size=X.shape)
+    return _laplace_split(_check_tuples(X, clip), check_epsilon(epsilon), check_rng(rng))
+
+
+def _laplace_split(X, eps: float, rng) -> np.ndarray:
+    """:func:`laplace_split_privatize` on checked arguments."""
+    return X + rng.laplace(0.0, 2.0 * X.shape[1] / eps, size=X.shape)
 
 
 def duchi_md_constant(d: int, epsilon: float) -> float:
@@ -295,10 +301,12 @@ def duchi_md_privatize(X, epsilon: float, rng: np.random.Generator, *, ties: str
     clip : bool
         Clip ``X`` to [-1, 1] instead of refusing values outside it.
     """
-    X = _check_tuples(X, clip)
-    eps = check_epsilon(epsilon)
-    rng = check_rng(rng)
-    ties = _check_ties(ties)
+    return _duchi_md(_check_tuples(X, clip), check_epsilon(epsilon), check_rng(rng),
+                     _check_ties(ties))
+
+
+def _duchi_md(X, eps: float, rng, ties: str) -> np.ndarray:
+    """:func:`duchi_md_privatize` on checked arguments."""
     n, d = X.shape
     v = _duchi_md_signs(X, rng)
     plus = rng.random(n) < math.exp(eps) / (math.exp(eps) + 1.0)
@@ -393,13 +401,16 @@ def estimate_mean(X, epsilon: float, mechanism, rng: np.random.Generator, *, k=N
     -------
     ndarray, shape (d,)
     """
-    X = _check_tuples(X, clip)
-    eps = check_epsilon(epsilon)
-    rng = check_rng(rng)
+    return _estimate_mean(_check_tuples(X, clip), check_epsilon(epsilon), mechanism,
+                          check_rng(rng), k, _check_ties(ties))
+
+
+def _estimate_mean(X, eps: float, mechanism, rng, k=None, ties: str = "split") -> np.ndarray:
+    """:func:`estimate_mean` on checked arguments (the hot path of the experiment grids)."""
     if isinstance(mechanism, str) and mechanism == LAPLACE_SPLIT:
-        return laplace_split_privatize(X, eps, rng).mean(axis=0)
+        return _laplace_split(X, eps, rng).mean(axis=0)
     if isinstance(mechanism, str) and mechanism == DUCHI_MD:
-        return duchi_md_privatize(X, eps, rng, ties=ties).mean(axis=0)
+        return _duchi_md(X, eps, rng, ties).mean(axis=0)
     n, d = X.shape
     k = _resolve_k(k, eps, d)
     cols, vals = _alg6_sample(X, resolve_mechanism(mechanism, eps / k), k, rng)
@@ -411,14 +422,17 @@ def per_coordinate_variance(X, epsilon: float, mechanism, *, k=None) -> np.ndarr
 
     Alg. 6: :func:`alg6_variance`; Duchi-md: ``B^2 - x^2``; Laplace split: ``8 d^2/eps^2``.
     """
-    X = _check_tuples(X)
-    eps = check_epsilon(epsilon)
+    return _per_coordinate_variance(_check_tuples(X), check_epsilon(epsilon), mechanism, k)
+
+
+def _per_coordinate_variance(X, eps: float, mechanism, k=None) -> np.ndarray:
+    """:func:`per_coordinate_variance` on checked arguments."""
     d = X.shape[1]
     if isinstance(mechanism, str) and mechanism == LAPLACE_SPLIT:
         return np.full_like(X, 8.0 * d**2 / eps**2)
     if isinstance(mechanism, str) and mechanism == DUCHI_MD:
         return duchi_md_constant(d, eps) ** 2 - X**2
-    return alg6_variance(X, eps, mechanism, k=k)
+    return _alg6_variance(X, eps, mechanism, k)
 
 
 def expected_mse(X, epsilon: float, mechanism, *, k=None) -> float:
@@ -426,7 +440,12 @@ def expected_mse(X, epsilon: float, mechanism, *, k=None) -> float:
 
     Not given in the paper; derived here from the per-coordinate variance of Lemma 12.
     """
-    var = per_coordinate_variance(X, epsilon, mechanism, k=k)
+    return _expected_mse(_check_tuples(X), check_epsilon(epsilon), mechanism, k)
+
+
+def _expected_mse(X, eps: float, mechanism, k=None) -> float:
+    """:func:`expected_mse` on checked arguments."""
+    var = _per_coordinate_variance(X, eps, mechanism, k)
     return float(var.mean() / var.shape[0])
 
 

@@ -1,0 +1,177 @@
+"""LDP-FedSGD in chapter 3 (Alg. 1, Figs. 8–10 and 12–14): the learning tasks (stand-ins
+offline), the mechanisms compared, and the claims on the test error and the server's step.
+
+The grids are :func:`~ldp_companion.pm.experiments.fedsgd_grid`'s; ``record_*`` functions take
+the chapter's ledger and the grids' tables and record the claims (the ledger computes each
+verdict).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ldp_companion.montecarlo import bonferroni_z, means_match, paired_differences
+from ldp_companion.paired import within_margin
+from ldp_companion.plotting import label
+from ldp_companion.pm import synthetic
+from ldp_companion.pm.discretize import discretized
+from ldp_companion.pm.experiments import split_task
+from ldp_companion.validation import check_positive_int, check_rng
+
+__all__ = ["FED_MECHS", "PROPOSED", "EXISTING", "TEST_FRACTION", "SIMILAR", "learning_tasks",
+           "record_server", "top_epsilon_errors", "record_erm", "outputs_mechanisms",
+           "record_fig14", "record_fig12_13"]
+
+#: The mechanisms of Figs. 8–10 (None: non-private training).
+FED_MECHS = {"non_private": None, **{m: m for m in [
+    "laplace_split", "duchi_md", "pm", "hm", "pm_sub", "three_outputs", "hm_tp"]}}
+PROPOSED = ["pm_sub", "three_outputs", "hm_tp"]
+EXISTING = ["laplace_split", "duchi_md", "pm", "hm"]
+#: A test set of a fifth of the training set.
+TEST_FRACTION = 1 / 6
+#: "Similar" training errors (Figs. 12–13): within ±10 % of the continuous mean (our reading).
+SIMILAR = 0.1
+
+
+def learning_tasks(n_train: int, d: int, rng: np.random.Generator) -> list:
+    """Linear and logistic regression on synthetic data with ``d`` attributes and an SVM on
+    the real breast-cancer features, each split into ``n_train`` training vehicles and a test
+    set (:data:`TEST_FRACTION` of all)."""
+    n_train, rng = check_positive_int(n_train, "n_train"), check_rng(rng)
+    n_total = round(n_train / (1 - TEST_FRACTION))
+    Xl, yl, _ = synthetic.regression_task(n_total, d, rng=rng)
+    Xc, yc, _ = synthetic.classification_task(n_total, d, rng=rng)
+    Xs, ys = synthetic.resample_table("breast_cancer", n_total, rng=rng)
+    return [split_task("linear regression (MSE)", "linear", Xl, yl, rng, TEST_FRACTION),
+            split_task("logistic regression (misclassification)", "logistic", Xc, yc, rng,
+                       TEST_FRACTION),
+            split_task("SVM, breast cancer (misclassification)", "svm", Xs, ys, rng,
+                       TEST_FRACTION)]
+
+
+def record_server(ledger, srv: pd.DataFrame):
+    """Claim ``fedsgd-server``: Alg. 1's server step is unbiased per coordinate and has the
+    expected squared error (:func:`~ldp_companion.pm.experiments.server_mean_check`' table);
+    returns the claim."""
+    z = bonferroni_z(int(srv["coordinates"].sum()), family_error=1e-3)
+    ok, fit = means_match(srv["mse"], srv["sd"], srv["expected"], int(srv["reps"].iloc[0]))
+    return ledger.condition(
+        "fedsgd-server",
+        "Alg. 1's server step averages a group's perturbed gradients without bias (|z| <"
+        f" {z:.2f} per coordinate, family-wise error 1e-3) and with the expected"
+        " squared error of Lemma 14 (t-test per cell and pooled)",
+        ok=np.r_[srv["z_max"].to_numpy() < z, ok],
+        evidence={"max |z| of the mean": srv["z_max"].max(), "z bound": z,
+                  "max |t| of the squared error": fit["t_max"], "pooled z": fit["z_pooled"]},
+        section="pm-fedsgd")
+
+
+def top_epsilon_errors(fed: pd.DataFrame) -> pd.DataFrame:
+    """Mean test error at the largest ε, mechanisms (display names) down, tasks across."""
+    top = fed[fed["epsilon"] == fed["epsilon"].max()]
+    return (top.pivot_table(index="mechanism", columns="task", values="error", sort=False)
+            .rename(index=label).rename_axis(index=None, columns=None))
+
+
+def record_erm(ledger, fed: pd.DataFrame, linear_task: str) -> pd.DataFrame:
+    """Claims ``erm-laplace-linear``, ``erm-improves`` and ``erm-proposed-better`` (seed by
+    seed, each (task, ε) cell); returns per cell the best proposed and existing mechanism,
+    their errors and their difference over its standard error."""
+    F = fed.groupby(["task", "epsilon", "mechanism"])["error"].mean().reset_index()
+    M = F.pivot_table(index=["task", "epsilon"], columns="mechanism", values="error")
+    others = [c for c in M.columns if c not in ("laplace_split", "non_private")]
+    lin = M.xs(linear_task, level="task")
+    lin_seeds = fed[fed["task"] == linear_task].pivot_table(
+        index=["epsilon", "seed"], columns="mechanism", values="error")
+    ledger.difference(
+        "erm-laplace-linear",
+        "Fig. 9: Laplace's linear-regression MSE clearly exceeds "
+        "every other mechanism's (against the worst of them, seed by seed, each ε)",
+        paired_differences(lin_seeds, "epsilon", "laplace_split", lin[others].idxmax(axis=1)),
+        section="pm-fedsgd",
+        note=("ratio of means"
+              f" {(lin['laplace_split'] / lin[others].max(axis=1)).min():.0f}× or more"))
+    by_eps = fed[fed["mechanism"].isin(others)].pivot_table(
+        index=["task", "mechanism", "seed"], columns="epsilon", values="error")
+    eps = fed["epsilon"]
+    ledger.difference(
+        "erm-improves",
+        "Every mechanism's error falls as ε grows (smallest vs largest ε, seed by seed)",
+        paired_differences(by_eps, ["task", "mechanism"], eps.min(), eps.max()),
+        section="pm-fedsgd")
+    best_prop, best_exist = M[PROPOSED].idxmin(axis=1), M[EXISTING].idxmin(axis=1)
+    per_seed = fed.pivot_table(index=["task", "epsilon", "seed"], columns="mechanism",
+                               values="error")
+    in_favour = paired_differences(per_seed, ["task", "epsilon"], best_exist, best_prop)
+    ledger.difference(
+        "erm-proposed-better",
+        "Figs. 8–10: PM-SUB, Three-Outputs and HM-TP have lower "
+        "error than Laplace, Duchi, PM and HM (best of each group by mean error, "
+        "compared seed by seed in each (task, ε) cell)",
+        in_favour, section="pm-fedsgd")
+    se = (in_favour.std(axis=1, ddof=1) / np.sqrt(in_favour.shape[1])
+          if in_favour.shape[1] >= 2 else np.nan)  # one seed: no spread, no standard error
+    return pd.DataFrame({"best proposed": best_prop.map(label),
+                         "error (proposed)": [M.loc[k, v] for k, v in best_prop.items()],
+                         "best existing": best_exist.map(label),
+                         "error (existing)": [M.loc[k, v] for k, v in best_exist.items()],
+                         "difference / s.e.": in_favour.mean(axis=1) / se}, index=M.index)
+
+
+def outputs_mechanisms(outputs_grid, name: str = "pm_sub") -> dict:
+    """Fig. 14's mechanisms: ``name`` rounded to each number of outputs (Alg. 5; labels
+    "3", "11", ...), then continuous."""
+    mechs = {f"{k}": (lambda e, k=k: discretized(name, e, k)) for k in outputs_grid}
+    mechs["continuous"] = name
+    return mechs
+
+
+def record_fig14(ledger, fig14: pd.DataFrame, outputs_grid, epsilon: float) -> pd.DataFrame:
+    """Claim ``fig14``: the error with the fewest outputs exceeds that with the most, seed by
+    seed; returns the mean error per task and number of outputs."""
+    per_seed = fig14.pivot_table(index=["task", "seed"], columns="mechanism", values="error")
+    ledger.difference(
+        "fig14",
+        "Fig. 14: error decreases as the number of outputs increases "
+        f"(fewest vs most outputs, ε = {epsilon:g}, seed by seed)",
+        paired_differences(per_seed, "task", str(outputs_grid[0]), str(outputs_grid[-1])),
+        section="pm-fedsgd")
+    order = [str(k) for k in outputs_grid] + ["continuous"]
+    return fig14.groupby(["task", "mechanism"])["error"].mean().unstack()[order]
+
+
+def record_fig12_13(ledger, fed: pd.DataFrame, fed_disc: pd.DataFrame, continuous,
+                    n_outputs: int) -> pd.Series:
+    """Claims ``fig12-13-proposed-better`` and ``fig12-13-similar`` on the discretized runs
+    ``fed_disc`` against the continuous runs ``fed`` of the same cells; returns the relative
+    change of each mean error (task, mechanism, ε)."""
+    cont = fed[fed["task"].isin(fed_disc["task"].unique()) & fed["mechanism"].isin(continuous)]
+    both = fed_disc[fed_disc["mechanism"].isin(continuous)].merge(
+        cont, on=["task", "mechanism", "epsilon", "seed"], suffixes=(" disc.", " cont."))
+    mean_err = both.groupby(["task", "mechanism", "epsilon"])[
+        ["error disc.", "error cont."]].mean()
+    rel_gap = mean_err["error disc."] / mean_err["error cont."] - 1
+    per_seed = fed_disc.pivot_table(index=["task", "epsilon", "seed"], columns="mechanism",
+                                    values="error")
+    M = per_seed.groupby(["task", "epsilon"]).mean()
+    exist = ["duchi_md", "pm", "hm"]
+    ledger.difference(
+        "fig12-13-proposed-better",
+        f"Figs. 12–13: with {n_outputs} outputs, PM-SUB, Three-Outputs and HM-TP still"
+        " have lower training error than Duchi, PM and HM (best of each group, seed by"
+        " seed, each (task, ε))",
+        paired_differences(per_seed, ["task", "epsilon"], M[exist].idxmin(axis=1),
+                           M[PROPOSED].idxmin(axis=1)),
+        section="pm-fig12")
+    runs = both.set_index(["task", "mechanism", "epsilon", "seed"])
+    d_rel = ((runs["error disc."] - runs["error cont."])
+             .div(mean_err["error cont."], axis=0).unstack("seed"))
+    ledger.difference(
+        "fig12-13-similar",
+        f"Figs. 12–13: with {n_outputs} outputs each mechanism's training error is within"
+        f" ±{SIMILAR:.0%} of its continuous version's (each task, mechanism and ε; run by"
+        " run, relative to the continuous mean error)",
+        within_margin(d_rel.to_numpy(), SIMILAR),
+        note=f"largest relative difference of the means {rel_gap.abs().max():.0%}",
+        section="pm-fig12")
+    return rel_gap
