@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from ldp_companion import runner
+from ldp_companion.profiles import MissingExtra
 from ldp_companion.grid import PROGRESS_ENV
 
 
@@ -161,7 +162,7 @@ def cli() -> int:
     """Entry point: bad arguments print one line and exit with status 2, not a traceback."""
     try:
         return main()
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, MissingExtra) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except RuntimeError as err:  # a chapter failed; the message names the cell and notebook

@@ -197,6 +197,18 @@ def test_cli_reports_bad_input_in_one_line(capsys, monkeypatch):
     assert err.startswith("error: 'nope' matches no chapter") and err.count("\n") == 1
 
 
+def test_cli_says_in_one_line_which_extra_a_chapter_needs(capsys, monkeypatch):
+    from ldp_companion import profiles
+    from ldp_companion.__main__ import cli
+
+    monkeypatch.setitem(profiles.EXTRAS, "torch", ("no_such_module_ldp",))
+    monkeypatch.setattr("sys.argv", ["ldp-companion", "run", "tldp", "-p", "profile", "smoke"])
+    assert cli() == 2
+    err = capsys.readouterr().err
+    assert err == ('error: 01-tldp needs the [torch] extra (no_such_module_ldp not installed): '
+                   'pip install "ldp_companion[torch]"\n')
+
+
 @pytest.mark.chapter
 def test_same_parameters_give_identical_ledgers(tmp_path):
     """The determinism contract: every draw comes from generators seeded by `seed`."""
