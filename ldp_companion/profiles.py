@@ -156,6 +156,11 @@ class ChapterParams:
         self.spec = dict(spec)
         self.requires = tuple(requires)
 
+    def require(self) -> None:
+        """Stop with one line saying what to install when an extra the chapter needs is
+        missing (a chapter's first import line, before anything imports torch)."""
+        require(self.chapter, self.requires)
+
     @property
     def names(self) -> list[str]:
         """The knobs, in parameters-cell order (``profile`` and ``seed`` not included)."""

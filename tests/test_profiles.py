@@ -75,3 +75,20 @@ def test_the_command_line_records_every_value_a_run_used():
     spec = book.PARAMS["05-hiera"].spec
     name = next(iter(spec))
     assert got[name] == spec[name][1]["default"]
+
+
+@pytest.mark.parametrize("chapter", ["01-tldp", "02-tvg", "04-spof"])
+def test_a_torch_chapter_checks_its_extra_before_it_imports_anything(chapter):
+    """Run without the extra, the chapter's first cell after the parameters stops with the
+    one-line message, before any import of torch could fail with a bare ModuleNotFoundError."""
+    import jupytext
+
+    from ldp_companion import book, runner
+
+    assert book.PARAMS[chapter].requires == ("torch",)
+    cells = [c for c in jupytext.read(runner.find_chapter(chapter)).cells
+             if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])]
+    lines = [line for line in cells[0].source.splitlines() if line.strip()]
+    package = book.PACKAGES[chapter].__name__
+    assert lines[:2] == [f"from {package}.params import PARAMS", lines[1]], lines[:2]
+    assert lines[1].startswith("PARAMS.require()")
