@@ -67,7 +67,7 @@ def test_exact_gaussian_epsilon_edge_cases():
 def test_the_reference_uses_none_of_the_package():
     """A mutant of the package's bound or zeta leaves the reference unchanged."""
     before = reference.budget(105, 2.0, 1.0, DELTA)
-    with applied(Mutant("b", "B x 4", "ldp_companion.tvg.bounds:budget", scaled(4.0))):
+    with applied(Mutant("b", "B x 4", "ldp_companion.tvg.bounds:_budget", scaled(4.0))):
         assert reference.budget(105, 2.0, 1.0, DELTA) == before
     with applied(Mutant("z", "zeta x 2", "ldp_companion.tensor.calibration:zeta",
                         scaled(2.0))):
@@ -101,9 +101,9 @@ def test_every_audited_mechanism_meets_its_prediction(mechanism, kw):
 
 
 @pytest.mark.parametrize("target, mechanism, kw", [
-    ("ldp_companion.tvg.bounds:idn_budget", "idn", {}),
-    ("ldp_companion.tvg.bounds:budget", "tvg", {}),
-    ("ldp_companion.tvg.bounds:budget", "udn",
+    ("ldp_companion.tvg.bounds:_idn_budget", "idn", {}),
+    ("ldp_companion.tvg.bounds:_budget", "tvg", {}),
+    ("ldp_companion.tvg.bounds:_budget", "udn",
      {"w": np.random.default_rng(3).standard_normal((30, 20))}),
     ("ldp_companion.tvg.noise:entry_std", "gauss_paper", {}),
 ])
@@ -132,7 +132,7 @@ def test_budget_ratio_is_theorem2_and_3_improvement_and_sees_a_wrong_bound():
     w = np.random.default_rng(5).standard_normal((12, 40))
     assert audits.budget_ratio("idn", (40, 9), 1.0, DELTA, w=w, modes="first") == \
         pytest.approx(40, rel=1e-9)
-    with applied(Mutant("m", "B_IDN x 4", "ldp_companion.tvg.bounds:idn_budget",
+    with applied(Mutant("m", "B_IDN x 4", "ldp_companion.tvg.bounds:_idn_budget",
                         scaled(4.0))):
         assert audits.budget_ratio("idn", MNIST, 1.0, DELTA, modes="first") == \
             pytest.approx(4 * 256, rel=1e-9)

@@ -32,10 +32,14 @@ from ldp_companion.tvg.privacy import idn_mu, true_epsilon, worst_mu
 from ldp_companion.tvg.release import directional_noise
 from ldp_companion.validation import check_epsilon
 
-__all__ = ["AUDITED", "calibration_audit", "calibration_table", "budget_ratio"]
+__all__ = ["AUDITED", "AUDIT_LABELS", "calibration_audit", "calibration_table", "budget_ratio"]
 
 #: Mechanisms :func:`calibration_audit` knows (``w`` given: Alg. 1's UDN or IDN).
 AUDITED = ("tvg", "udn", "idn", "gauss_paper", "gauss_l2", "gauss_analytic")
+
+#: Readable headers of :func:`calibration_table`'s columns.
+AUDIT_LABELS = {"mechanism": "mechanism", "shape": "shape", "sigma": "smallest σ",
+                "audited": "true ε (audit)", "predicted": "ε the printed formula predicts"}
 
 
 def _noise(mechanism, shape, epsilon, delta, width, w):

@@ -42,8 +42,13 @@ def lemma3_tail(size, delta) -> float:
 def budget(size, l2_sensitivity, epsilon, delta=1e-5) -> float:
     """``B`` of Theorem 1 (and Theorem 2, UDN): TVG noise is (ε, δ)-DP if
     ``Πₖ ‖Uₖ⁻¹‖²_F ≤ B`` (Eq. 14)."""
-    s2 = check_value_range(l2_sensitivity, "l2_sensitivity")
-    return (idn_c(size, check_epsilon(epsilon), check_delta(delta)) / s2) ** 2
+    return _budget(tensor_size([size]), check_value_range(l2_sensitivity, "l2_sensitivity"),
+                   check_epsilon(epsilon), check_delta(delta))
+
+
+def _budget(size: int, s2: float, eps: float, delta: float) -> float:
+    """:func:`budget` for arguments already checked."""
+    return (idn_c(size, eps, delta) / s2) ** 2
 
 
 def budget_forms(size, l2_sensitivity, epsilon, delta=1e-5) -> dict[str, float]:
@@ -69,22 +74,36 @@ def eq18_budget(shape, l2_sensitivity, epsilon, delta=1e-5) -> float:
 def shat2(size, value_range, convention: str = "consistent") -> float:
     """Theorem 3's ``ŝ₂`` for entries whose change is at most ``b − a``: ``(b − a)√I``
     (``"consistent"``) or the printed ``(b − a)/√I`` (``"literal"``)."""
-    width = check_value_range(value_range, "value_range")
-    n = tensor_size([size])
-    if convention == "consistent":
-        return width * math.sqrt(n)
-    if convention == "literal":
-        return width / math.sqrt(n)
-    raise ValueError(f"convention must be one of {SHAT_CONVENTIONS}, got {convention!r}")
+    return _shat2(tensor_size([size]), check_value_range(value_range, "value_range"),
+                  _check_convention(convention))
+
+
+def _check_convention(convention: str) -> str:
+    if convention not in SHAT_CONVENTIONS:
+        raise ValueError(f"convention must be one of {SHAT_CONVENTIONS}, got {convention!r}")
+    return convention
+
+
+def _shat2(size: int, width: float, convention: str) -> float:
+    """:func:`shat2` for arguments already checked."""
+    return width * math.sqrt(size) if convention == "consistent" else width / math.sqrt(size)
 
 
 def idn_budget(shape, value_range, epsilon, delta=1e-5, convention: str = "consistent") -> float:
     """``B_IDN = I₁ (−ζ + √(ζ² + 2ε))² / ŝ₂²`` (Theorem 3, Eq. 21): IDN noise
     ``U₁ = diag(σᵢ)`` is (ε, δ)-DP if ``Σᵢ σᵢ⁻² ≤ B_IDN``."""
-    shape = tuple(shape)
-    size = tensor_size(shape)
-    c = idn_c(size, check_epsilon(epsilon), check_delta(delta))
-    return shape[0] * (c / shat2(size, value_range, convention)) ** 2
+    shape = tuple(int(s) for s in shape)
+    tensor_size(shape)
+    return _idn_budget(shape, check_value_range(value_range, "value_range"),
+                       check_epsilon(epsilon), check_delta(delta),
+                       _check_convention(convention))
+
+
+def _idn_budget(shape: tuple, width: float, eps: float, delta: float,
+                convention: str = "consistent") -> float:
+    """:func:`idn_budget` for arguments already checked (``shape`` a tuple of ints ≥ 1)."""
+    size = math.prod(shape)
+    return shape[0] * (idn_c(size, eps, delta) / _shat2(size, width, convention)) ** 2
 
 
 def condition_lhs(covariances) -> float:

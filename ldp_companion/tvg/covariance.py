@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from ldp_companion.datasets import load_ctg, scale_to_unit_interval
 from ldp_companion.tensor.calibration import check_delta
@@ -19,11 +20,14 @@ from ldp_companion.tvg.release import iid_release
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
 
 __all__ = ["ctg_records", "covariance", "sensitivity", "release_covariance", "rss",
-           "jl_covariance", "mm_strategy", "mm_error", "COVARIANCE_MECHANISMS"]
+           "jl_covariance", "mm_strategy", "mm_error", "ctg_grid", "CTG_MECHANISMS",
+           "COVARIANCE_MECHANISMS"]
 
 #: Mechanisms of :func:`release_covariance` (``"jl"`` is the JL transform).
 COVARIANCE_MECHANISMS = ("gauss_l2", "gauss_analytic", "idn", "gauss_paper", "udn", "tvg",
                          "mvg", "jl")
+#: Mechanisms of the CTG panel (Fig. 5), in the page's order.
+CTG_MECHANISMS = ("idn", "gauss_paper", "udn", "tvg", "mvg", "jl", "gauss_analytic")
 
 
 def ctg_records() -> np.ndarray:
@@ -122,3 +126,22 @@ def mm_strategy(w, *, rng, steps: int = 500, lr: float = 0.05) -> np.ndarray:
         a = a - lr * grad / max(1.0, np.linalg.norm(grad))
         a /= np.linalg.norm(a, axis=0)
     return a
+
+
+def ctg_grid(x, mechanisms, eps_grid, runs: int, delta=1e-5, *, rng) -> pd.DataFrame:
+    """Fig. 5's covariance panel: the RSS (Eq. 33) of ``runs`` releases of ``Ŝ`` per
+    (mechanism, ε), drawn from ``rng`` in that order (mechanism, then ε, then run).
+
+    Returns
+    -------
+    DataFrame
+        One row per release: ``task`` (``"ctg"``), ``mechanism``, ``epsilon``, ``run``,
+        ``rss``.
+    """
+    x = np.asarray(x, float)
+    s, runs = covariance(x), check_positive_int(runs, "runs")
+    rows = [{"task": "ctg", "mechanism": m, "epsilon": eps, "run": run,
+             "rss": rss(s, release_covariance(m, x, eps, delta, rng=rng))}
+            for m in mechanisms for eps in eps_grid
+            for run in range(runs)]
+    return pd.DataFrame(rows)

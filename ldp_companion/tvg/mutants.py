@@ -37,9 +37,9 @@ def _alg1_exponent_flipped(original):
 
 MUTANTS = [
     Mutant("idn-scale-half", "IDN's noise standard deviation halved (Theorem 3's B_IDN × 4)",
-           "ldp_companion.tvg.bounds:idn_budget", scaled(4.0)),
+           "ldp_companion.tvg.bounds:_idn_budget", scaled(4.0)),
     Mutant("budget-times-4", "Theorems 1–2's bound B four times too large (TVG and UDN noise "
-           "std halved)", "ldp_companion.tvg.bounds:budget", scaled(4.0)),
+           "std halved)", "ldp_companion.tvg.bounds:_budget", scaled(4.0)),
     Mutant("zeta-no-cross-term", "Lemma 3's ζ(δ)² without its 2√(−I ln δ) term",
            "ldp_companion.tensor.calibration:zeta", _zeta_without_cross_term),
     Mutant("gauss-paper-quarter", "the paper's Gaussian baseline at a quarter of its σ",

@@ -25,7 +25,7 @@ import numpy as np
 
 from ldp_companion.tensor.calibration import (check_delta, check_value_range, gaussian_sigma,
                                               mvg_budget, tensor_size)
-from ldp_companion.tvg.bounds import budget, idn_budget
+from ldp_companion.tvg.bounds import SHAT_CONVENTIONS, _budget, _idn_budget
 from ldp_companion.validation import check_epsilon
 
 __all__ = ["MECHANISMS", "entry_std", "expected_error", "loglog_slope"]
@@ -58,13 +58,23 @@ def entry_std(mechanism: str, shape, epsilon, delta=1e-5, *, value_range: float,
     width = check_value_range(value_range, "value_range")
     s2 = width * math.sqrt(size) if l2_sensitivity is None else check_value_range(
         l2_sensitivity, "l2_sensitivity")
-    i1 = shape[0]
+    if gamma is not None:
+        gamma = check_value_range(gamma, "gamma")
+    if shat not in SHAT_CONVENTIONS:
+        raise ValueError(f"convention must be one of {SHAT_CONVENTIONS}, got {shat!r}")
+    return _entry_std(mechanism, shape, eps, delta, width, s2, gamma, shat)
+
+
+def _entry_std(mechanism: str, shape: tuple, eps: float, delta: float, width: float,
+               s2: float, gamma: float | None, shat: str) -> float:
+    """:func:`entry_std` for arguments already checked."""
+    size, i1 = math.prod(shape), shape[0]
     if mechanism == "tvg":
-        return math.sqrt(size / budget(size, s2, eps, delta))
+        return math.sqrt(size / _budget(size, s2, eps, delta))
     if mechanism == "udn":
-        return math.sqrt(i1 / budget(size, s2, eps, delta))
+        return math.sqrt(i1 / _budget(size, s2, eps, delta))
     if mechanism == "idn":
-        return math.sqrt(i1 / idn_budget(shape, width, eps, delta, shat))
+        return math.sqrt(i1 / _idn_budget(shape, width, eps, delta, shat))
     if mechanism in ("mvg", "mvg_true"):
         b = mvg_budget(i1, size // i1, s2, eps, delta, gamma)
         return math.sqrt((i1 if mechanism == "mvg" else math.sqrt(size)) / b)

@@ -42,8 +42,8 @@ from ldp_companion.tvg.experiments import (TYPE2_MECHANISMS, TYPE3_MECHANISMS, _
 from ldp_companion.validation import check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "MODELS", "FEATURE_SHAPES", "PAPER_EPOCHS", "KINDS",
-           "assets_needed", "vgg16", "alexnet32", "bilstm", "paper_model", "type2_cell",
-           "type3_cell", "paper_grid"]
+           "assets_needed", "ready_tasks", "vgg16", "alexnet32", "bilstm", "paper_model", "type2_cell",
+           "type3_cell", "paper_grid", "paper_grids"]
 
 TASKS = ("cifar10", "svhn", "imdb")
 TASK_LABELS = {"cifar10": "CIFAR-10", "svhn": "SVHN", "imdb": "IMDB"}
@@ -59,6 +59,17 @@ _HEAD_HIDDEN, _FIT_BATCH, _EVAL_BATCH = 128, 64, 1024
 _PERM_SALT, _MODEL_SALT = 21, 22   # generators derived from the grid's seed only
 _VGG16 = (64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
           512, 512, 512, "M")
+
+
+def ready_tasks(tasks) -> tuple[list[str], list[str]]:
+    """The ``tasks`` whose files are all in the data folder, and a message naming the
+    missing files of each of the others (none of either for no tasks)."""
+    if tasks is not None and len(tasks) == 0:
+        return [], []
+    tasks = _check_tasks(tasks)
+    ready = [t for t in tasks if not paper_assets.missing(assets_needed([t]))]
+    return ready, [paper_assets.missing_message(assets_needed([t]))
+                   for t in tasks if t not in ready]
 
 
 def assets_needed(tasks) -> list[str]:
@@ -297,3 +308,12 @@ def paper_grid(kind: str, tasks, mechanisms, eps_grid, runs: int, seed: int, *,
                        description=f"TVG paper Type {kind}")
     frame = pd.DataFrame([{"type": kind, **c, **r} for c, r in zip(cells, results)])
     return frame.assign(epochs=frame["task"].map(per_task))
+
+
+def paper_grids(tasks, mechanisms, eps_by_kind: dict, runs: int, seed: int, *, epochs=None,
+                n_max: int | None = None) -> pd.DataFrame | None:
+    """:func:`paper_grid` for each experiment type of ``eps_by_kind`` (``{"II": ε grid,
+    "III": ε grid}``) on ``tasks``, in one frame; None when ``tasks`` is empty."""
+    frames = [paper_grid(kind, tasks, mechanisms, eps, runs, seed, epochs=epochs, n_max=n_max)
+              for kind, eps in eps_by_kind.items() if tasks]
+    return pd.concat(frames, ignore_index=True) if frames else None

@@ -52,7 +52,7 @@ from ldp_companion.tvg.experiments import (TYPE1_MECHANISMS, _check_grid, _check
 from ldp_companion.validation import check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "MODELS", "METRICS", "SETUP", "SIZES", "GRADIENT_SHAPES",
-           "PAPER_EPOCHS", "LEARNING_RATES", "assets_needed", "conv_lenet", "sgd_model",
+           "PAPER_EPOCHS", "LEARNING_RATES", "assets_needed", "ready_tasks", "conv_lenet", "sgd_model",
            "clipped_fraction",
            "load_task", "type1_paper_cell", "type1_paper_grid"]
 
@@ -76,6 +76,17 @@ LEARNING_RATES = {"mnist": 30.0, "credit": 1.0, "adult": 0.1}
 _HIDDEN = {"credit": 10, "adult": 12}
 _TEST_SALT = 31        # the draw of MNIST's 5,000 test images, from the grid's seed only
 _EVAL_BATCH = 4096
+
+
+def ready_tasks(tasks) -> tuple[list[str], list[str]]:
+    """The ``tasks`` whose files are all in the data folder, and a message naming the
+    missing files of each of the others (none of either for no tasks)."""
+    if tasks is not None and len(tasks) == 0:
+        return [], []
+    tasks = _check_tasks(tasks)
+    ready = [t for t in tasks if not paper_assets.missing(assets_needed([t]))]
+    return ready, [paper_assets.missing_message(assets_needed([t]))
+                   for t in tasks if t not in ready]
 
 
 def assets_needed(tasks) -> list[str]:

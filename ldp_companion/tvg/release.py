@@ -19,7 +19,7 @@ import numpy as np
 
 from ldp_companion.tensor.algebra import mode_product
 from ldp_companion.tensor.calibration import check_delta, check_value_range, mvg_budget
-from ldp_companion.tvg.bounds import budget, idn_budget
+from ldp_companion.tvg.bounds import _budget, _idn_budget
 from ldp_companion.tvg.noise import MECHANISMS, entry_std
 from ldp_companion.tvg.optimal import alg1_variances, directions, right_singular_basis
 from ldp_companion.validation import check_epsilon, check_rng
@@ -91,16 +91,17 @@ def directional_noise(mechanism: str, w, shape, epsilon, delta=1e-5, *, value_ra
 
 
 def _sigmas(mechanism, w, shape, epsilon, delta, width, tau):
+    """:func:`directional_noise` for arguments already checked."""
     i1, n = shape
     size = i1 * n
     s2 = width * math.sqrt(size)
     if mechanism == "idn":      # W_U = E: no basis to apply
-        return None, np.sqrt(alg1_variances(directions(w), idn_budget(shape, width, epsilon,
-                                                                         delta)))
+        return None, np.sqrt(alg1_variances(directions(w), _idn_budget(shape, width, epsilon,
+                                                                          delta)))
     basis = right_singular_basis(w)
     if mechanism == "udn":
-        return basis, np.sqrt(alg1_variances(directions(w, basis), budget(size, s2, epsilon,
-                                                                           delta)))
+        return basis, np.sqrt(alg1_variances(directions(w, basis), _budget(size, s2, epsilon,
+                                                                            delta)))
     rank = int(np.linalg.matrix_rank(w))
     total = mvg_budget(i1, n, s2, epsilon, delta, gamma=s2 / 2.0) / math.sqrt(n)  # Ψ = E_n
     p = mvg_binary_precisions(i1, rank, total, tau if rank < i1 else 1.0)
@@ -132,8 +133,8 @@ def directional_release(mechanism: str, x, w, epsilon, delta=1e-5, *, rng,
     w = np.asarray(w, float)
     if x.ndim != 2 or w.ndim != 2 or w.shape[1] != x.shape[0]:
         raise ValueError(f"x must be (I₁, n) and W (J, I₁); got x {x.shape}, W {w.shape}")
-    basis, sigmas = directional_noise(mechanism, w, x.shape, epsilon, delta,
-                                      value_range=value_range, tau=tau)
+    basis, sigmas = _sigmas(mechanism, w, x.shape, check_epsilon(epsilon), check_delta(delta),
+                            check_value_range(value_range, "value_range"), tau)
     draw = check_rng(rng).standard_normal(x.shape)
     if basis is None:
         return x + sigmas[:, None] * draw

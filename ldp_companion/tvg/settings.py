@@ -21,7 +21,10 @@ from ldp_companion.tvg.experiments import BATCH, lenet5
 from ldp_companion.tvg.paper import alexnet32, bilstm, vgg16
 from ldp_companion.tvg.paper_sgd import conv_lenet
 
-__all__ = ["PRINTED", "network_shapes"]
+__all__ = ["PRINTED", "network_shapes", "record_network_shapes", "SHAPE_LABELS"]
+
+#: Readable headers of :func:`network_shapes`' table.
+SHAPE_LABELS = {"printed": "printed shape", "built": "built here", "same": "same"}
 
 #: Shapes printed in the paper: Table II's "Gradient Shape" (MNIST's "LeNet") and Table III's
 #: "Feature Tensor Shape" (256 records a batch).
@@ -71,3 +74,16 @@ def network_shapes(seed: int = 0) -> pd.DataFrame:
     rows = [{"table": t, "network": n, "printed": shape, "built": built[(t, n)],
              "same": tuple(built[(t, n)]) == tuple(shape)} for (t, n), shape in PRINTED.items()]
     return pd.DataFrame(rows).set_index(["table", "network"])
+
+
+def record_network_shapes(ledger, shapes: pd.DataFrame) -> None:
+    """Record Tables II–III's shapes against the networks built here, from
+    :func:`network_shapes`."""
+    ledger.condition(
+        "tables23-shapes",
+        "Tables II–III: the networks built here give the printed tensor shapes (Type I"
+        " MNIST's largest gradient; the feature tensors of LeNet-5, VGG-16, AlexNet and the"
+        " BiLSTM, batches of 256)",
+        shapes["same"].to_numpy(),
+        evidence={"entries printed": [math.prod(p) for p in shapes["printed"]],
+                  "entries built": [math.prod(b) for b in shapes["built"]]})
