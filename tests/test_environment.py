@@ -21,7 +21,8 @@ def _pyproject() -> dict[str, str]:
     reqs = list(project["dependencies"])
     for extra in project["optional-dependencies"].values():
         reqs += extra
-    return dict(_split(r) for r in reqs)
+    own = project["name"].lower().replace("_", "-")  # an extra that pulls another ([run])
+    return {name: spec for name, spec in map(_split, reqs) if name != own}
 
 
 def _environment() -> dict[str, str]:
