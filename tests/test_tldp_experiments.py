@@ -228,6 +228,132 @@ def test_serial_and_parallel_grids_are_identical():
         assert serial.equals(parallel), grid.__name__
 
 
+@pytest.mark.parametrize("sizes,activation", [((64, 16, 4), "relu"), ((20, 4), "relu"),
+                                              ((64, 16, 4), "tanh")])
+def test_stacked_runs_equal_separate_fit_classifier_runs(sizes, activation):
+    # R models trained side by side == R models trained one by one with fit_classifier, each
+    # with its own data and its own generator (bit for bit on this machine; rounding allowed).
+    # (64, 16, 4): W₁ and W₂ fill whole vector steps (one Adam tensor per stack), the biases
+    # do not (updated run by run); (20, 4): no stack does.
+    from ldp_companion.tldp.stacked import fit_stacked, stacked_logits, stacked_mlp
+    from ldp_companion.training import fit_classifier
+
+    runs, n = 3, 150                                 # 150 = 9 batches of 16 and one of 6
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.standard_normal((runs, n, sizes[0])), dtype=torch.float32)
+    y = torch.tensor(rng.integers(0, sizes[-1], (runs, n)))
+    kw = dict(epochs=3, lr=0.01, batch_size=16)
+    separate = []
+    for r in range(runs):
+        gen = torch.Generator().manual_seed(10 + r)
+        model = X._mlp(sizes, activation, torch.device("cpu"), gen)
+        fit_classifier(model, x[r], y[r], gen=gen, **kw)
+        separate.append(model)
+    gens = [torch.Generator().manual_seed(10 + r) for r in range(runs)]
+    params = stacked_mlp(sizes, gens, torch.device("cpu"))
+    assert [tuple(p.shape) for p in params] == [
+        (runs, *q.shape) for q in separate[0].parameters()]
+    fit_stacked(params, x, y, gens=gens, activation=activation, **kw)
+    with torch.no_grad():
+        logits = stacked_logits(params, x[0], activation)
+    for r, model in enumerate(separate):
+        for mine, theirs in zip(params, model.parameters()):
+            torch.testing.assert_close(mine[r], theirs, rtol=0, atol=1e-5)
+        with torch.no_grad():
+            torch.testing.assert_close(logits[r], model(x[0]), rtol=0, atol=1e-5)
+    assert not torch.allclose(params[0][0], params[0][1])      # the runs do differ
+
+
+def test_stacked_runs_on_a_pool_of_rows():
+    # rows=(R, n) picks run r's samples from one pool: the same as handing run r its rows
+    from ldp_companion.tldp.stacked import fit_stacked, stacked_mlp
+
+    rng = np.random.default_rng(2)
+    pool_x = torch.tensor(rng.standard_normal((90, 12)), dtype=torch.float32)
+    pool_y = torch.tensor(rng.integers(0, 3, 90))
+    rows = torch.stack([torch.as_tensor(rng.permutation(90)[:40]) for _ in range(2)])
+    fits = []
+    for pooled in (True, False):
+        gens = [torch.Generator().manual_seed(r) for r in range(2)]
+        params = stacked_mlp((12, 5, 3), gens, torch.device("cpu"))
+        data = (pool_x, pool_y) if pooled else (pool_x[rows], pool_y[rows])
+        fit_stacked(params, *data, rows=rows if pooled else None, epochs=2, lr=0.05,
+                    batch_size=8, gens=gens)
+        fits.append(params)
+    for a, b in zip(*fits):
+        assert torch.equal(a, b)
+
+
+def test_grid_runs_equal_their_single_cells():
+    # each row of a grid (its runs trained side by side) is the cell run alone with the
+    # generator cell_rng(seed, {task, mechanism, epsilon, run}): the random streams are
+    # those of a grid of single cells
+    from ldp_companion.grid import cell_rng
+
+    kw = dict(tasks=["digits"], mechanisms=["tldp_l"], eps_grid=[3.0], runs=3, seed=2,
+              n_jobs=1)
+    settings = {"data_seed": 2, "n_max": None, "hidden": 64, "device": None}
+    cases = [(X.type1_grid, X.type1_cell, {"epochs": 1}, {"epochs": 1, "lr": 1e-3}),
+             (X.type2_grid, X.type2_cell, {"epochs": 1, "extractor_epochs": 2},
+              {"epochs": 1, "extractor_epochs": 2, "lr": 1e-2}),
+             (X.type3_grid, X.type3_cell, {"rounds": 2},
+              {"rounds": 2, "lr": 1e-2, "clip": 1.0, "clients": 3, "noise_at": "client"})]
+    for grid, cell, extra, cell_extra in cases:
+        frame = grid(**kw, **extra)
+        assert frame["f1"].nunique() == 3, grid.__name__
+        for row in frame.itertuples():
+            key = {"task": row.task, "mechanism": row.mechanism, "epsilon": row.epsilon,
+                   "run": row.run}
+            alone = cell(**key, rng=cell_rng(2, key), **settings, **cell_extra)
+            assert alone["f1"] == pytest.approx(row.f1, abs=1e-9), (grid.__name__, row.run)
+
+
+def test_cells_equal_the_one_model_at_a_time_code():
+    # the cells (trained through the stacked trainer) against the code they replace: one
+    # nn.Sequential per cell trained by fit_classifier (Type I), and FedAvg over one model
+    # whose parameters are reset per client (Type III), drawing in the same order
+    from ldp_companion.training import as_tensor, fit_classifier
+
+    task = X.cached_task("digits", 0, None)
+    dev = torch.device("cpu")
+    x_test = as_tensor(task.x_test, dev)
+
+    def type1_alone(rng):
+        gen = D.seed_torch(rng)
+        x = X._perturb("tldp_l", task.x_train, 3.0, 2.0, rng)
+        model = X._mlp((64, 16, 10), "relu", dev, gen)
+        fit_classifier(model, as_tensor(x, dev), X._labels(task.y_train, dev), epochs=2,
+                       lr=1e-3, batch_size=X.BATCH_SIZE, gen=gen)
+        return X._weighted_f1(model, x_test, task.y_test)
+
+    def type3_alone(rng):
+        gen = D.seed_torch(rng)
+        parts = X.client_partition(task.y_train, 3, rng)
+        model = X._mlp((64, 16, 10), "relu", dev, gen)
+        x, y = as_tensor(task.x_train, dev), X._labels(task.y_train, dev)
+        state = [p.detach().clone() for p in model.parameters()]
+        for _ in range(2):
+            uploads = []
+            for part in parts:
+                X._set_params(model, state)
+                fit_classifier(model, x[part], y[part], epochs=1, lr=1e-2,
+                               batch_size=X.BATCH_SIZE, gen=gen)
+                uploads.append([p.detach().clamp(-1.0, 1.0) for p in model.parameters()])
+            state = X._aggregate(uploads, "tldp_l", 30.0, 1.0, "client", rng)
+        X._set_params(model, state)
+        return X._weighted_f1(model, x_test, task.y_test)
+
+    common = dict(task="digits", mechanism="tldp_l", run=0, data_seed=0, n_max=None,
+                  hidden=16, device=None)
+    for seed in (1, 2):
+        cell = X.type1_cell(epsilon=3.0, rng=np.random.default_rng(seed), epochs=2, lr=1e-3,
+                            **common)
+        assert cell["f1"] == pytest.approx(type1_alone(np.random.default_rng(seed)), abs=1e-9)
+        cell = X.type3_cell(epsilon=30.0, rng=np.random.default_rng(seed), rounds=2, lr=1e-2,
+                            clip=1.0, clients=3, noise_at="client", **common)
+        assert cell["f1"] == pytest.approx(type3_alone(np.random.default_rng(seed)), abs=1e-9)
+
+
 def test_one_thread_restores_torch_threads():
     before = torch.get_num_threads()
     with D.one_thread():

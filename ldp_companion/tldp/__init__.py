@@ -10,6 +10,8 @@ Gaussian, IDN, MVG) is :mod:`ldp_companion.tensor`. One module per idea:
 * :mod:`~ldp_companion.tldp.error`: Table V, paper against implemented against Monte Carlo;
 * :mod:`~ldp_companion.tldp.data`, :mod:`~ldp_companion.tldp.experiments`,
   :mod:`~ldp_companion.tldp.analysis`: the three experiment types (Figs. 1–3) and their reading;
+* :mod:`~ldp_companion.tldp.stacked`: the runs of an experiment trained side by side as one
+  batched model (the same weights as one run at a time);
 * :mod:`~ldp_companion.tldp.checks`, :mod:`~ldp_companion.tldp.claims`: the numbers the page
   checks the derivations with (Alg. 1–2, Theorems 1–3) and the claims they decide;
 * :mod:`~ldp_companion.tldp.experiment_claims`: the claims of Figs. 1–3 and Tables II–IV;

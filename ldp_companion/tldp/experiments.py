@@ -13,11 +13,14 @@
   perturbs the averaged parameters).
 
 The metric is weighted F1 on clean test data (Eqs. 13-16, ``f1_score(average="weighted")``).
-Each cell (task, mechanism, ε, run) is one call of a module-level cell function through
-:func:`ldp_companion.grid.run_grid`: the cell's numpy generator drives the perturbation, the
-clients' split, the model's initialisation and the batch order (through
-:func:`~ldp_companion.device.seed_torch`), and torch runs on one thread inside a cell, so a
-serial run and a joblib run give identical tables (except the ``seconds`` column, wall time).
+Each cell (task, mechanism, ε, run) has its own numpy generator,
+``cell_rng(seed, {task, mechanism, epsilon, run})`` (:mod:`ldp_companion.grid`), which drives
+the perturbation, the clients' split, the model's initialisation and the batch order (through
+:func:`~ldp_companion.device.seed_torch`). The cells of one (task, mechanism), every ε and
+run, are trained side by side as one batched model (:mod:`ldp_companion.tldp.stacked`; the
+same weights as one cell at a time), one call through :func:`ldp_companion.grid.run_grid` per
+(task, mechanism); torch runs on one thread inside a call, so a serial run and a joblib run
+give identical tables (except the ``seconds`` column, wall time).
 
 Deviations from the paper (Tables II-IV): small torch MLPs instead of an ImageNet-pretrained
 MobileNetV2 (and a tanh MLP pretrained on a public split instead of the tanh-swapped
@@ -41,9 +44,10 @@ from sklearn.metrics import f1_score
 from torch import nn
 
 from ldp_companion.device import one_thread, seed_torch, torch_device
-from ldp_companion.grid import run_grid
+from ldp_companion.grid import cell_rng, run_grid
 from ldp_companion.tldp import mechanisms as tldp_mechanisms
 from ldp_companion.tldp.data import TASKS, Task, load_task
+from ldp_companion.tldp.stacked import fit_stacked, stacked_logits, stacked_mlp
 from ldp_companion.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
@@ -149,35 +153,68 @@ def _for_task(value, task: str):
     return value[task] if isinstance(value, Mapping) else value
 
 
-def _result(f1: float, t0: float, **extra) -> dict:
-    return {"f1": f1, **extra, "seconds": time.perf_counter() - t0}
+def _perturbed_runs(mechanism: str, x: np.ndarray, value_range: float, epsilons: list[float],
+                    rngs: list[np.random.Generator], device: torch.device) -> tuple:
+    """Run i's torch generator (``seed_torch(rngs[i])``, drawn first) and its copy of the
+    batch ``x`` perturbed at ``epsilons[i]`` with ``rngs[i]``: the generators and the
+    copies stacked, float32 of shape (R, *x.shape), written in place (no float64 stack)."""
+    gens, out = [], np.empty((len(rngs), *x.shape), dtype=np.float32)
+    for i, (epsilon, rng) in enumerate(zip(epsilons, rngs)):
+        gens.append(seed_torch(rng))
+        out[i] = _perturb(mechanism, x, epsilon, value_range, rng)
+    return gens, torch.from_numpy(out).to(device)
+
+
+def _results(f1s: list[float], t0: float, **extra) -> list[dict]:
+    """One row per run; ``seconds`` is the runs' shared wall time divided among them (they
+    train side by side)."""
+    seconds = (time.perf_counter() - t0) / len(f1s)
+    return [{"f1": f1, **extra, "seconds": seconds} for f1 in f1s]
+
+
+@torch.no_grad()
+def _stacked_f1(params: list[torch.Tensor], x: torch.Tensor, y: np.ndarray) -> list[float]:
+    """Each run's weighted F1 (Eq. 16) on ``x`` (n, in), NaN outputs counting as wrong."""
+    return [f1_of_logits(logits, y) for logits in stacked_logits(params, x)]
 
 
 # --------------------------------------------------------------------------- Type I
 
-def type1_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
-               data_seed: int, n_max: int | None, epochs: int | Mapping[str, int],
-               hidden: int, lr: float, device: str | None) -> dict:
-    """One Type I cell (Sec. V-B1): perturb every training image, train, score on clean test.
+def _type1_runs(*, task: str, mechanism: str, epsilons: list[float],
+                rngs: list[np.random.Generator], data_seed: int, n_max: int | None,
+                epochs: int | Mapping[str, int], hidden: int, lr: float,
+                device: str | None) -> list[dict]:
+    """Type I runs (Sec. V-B1) of one task and mechanism, trained side by side: run i
+    perturbs every training image at ``epsilons[i]`` with its generator ``rngs[i]``, trains,
+    scores on the clean test images.
 
-    ``run`` only names the repetition (it is part of the cell's key, hence of ``rng``);
-    ``epochs`` may be a mapping task -> epochs. Returns ``f1``, ``tensor_size`` (I),
-    ``n_train``, ``value_range`` (the Δ passed to the mechanism) and ``seconds``.
+    ``epochs`` may be a mapping task -> epochs. Returns one dict per run: ``f1``,
+    ``tensor_size`` (I), ``n_train``, ``value_range`` (the Δ passed to the mechanism) and
+    ``seconds``.
     """
     t0 = time.perf_counter()
     with one_thread():
         data = cached_task(task, data_seed, n_max)
         dev = torch_device(device)
-        gen = seed_torch(rng)
+        gens, x = _perturbed_runs(mechanism, data.x_train, data.value_range, epsilons, rngs,
+                                  dev)
         size = math.prod(data.tensor_shape)
-        x = _perturb(mechanism, data.x_train, epsilon, data.value_range, rng)
         sizes = (size, hidden, data.n_classes) if hidden else (size, data.n_classes)
-        model = _mlp(sizes, "relu", dev, gen)
-        fit_classifier(model, as_tensor(x, dev), _labels(data.y_train, dev),
-                       epochs=_for_task(epochs, task), lr=lr, batch_size=BATCH_SIZE, gen=gen)
-        f1 = _weighted_f1(model, as_tensor(data.x_test, dev), data.y_test)
-    return _result(f1, t0, tensor_size=size, n_train=len(data.y_train),
-                   value_range=data.value_range)
+        params = stacked_mlp(sizes, gens, dev)
+        y = _labels(data.y_train, dev).expand(len(rngs), -1)
+        fit_stacked(params, x.flatten(2), y,
+                    epochs=_for_task(epochs, task), lr=lr, batch_size=BATCH_SIZE, gens=gens)
+        f1s = _stacked_f1(params, as_tensor(data.x_test, dev).flatten(1), data.y_test)
+    return _results(f1s, t0, tensor_size=size, n_train=len(data.y_train),
+                    value_range=data.value_range)
+
+
+def type1_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
+               **settings) -> dict:
+    """One Type I cell (Sec. V-B1): :func:`_type1_runs` with the one generator ``rng``
+    (``run`` only names the repetition; it is part of the cell's key, hence of ``rng``)."""
+    return _type1_runs(task=task, mechanism=mechanism, epsilons=[epsilon], rngs=[rng],
+                       **settings)[0]
 
 
 # --------------------------------------------------------------------------- Type II
@@ -204,15 +241,17 @@ def _features(task: str, data_seed: int, n_max: int | None, hidden: int, epochs:
     return feats[0], feats[1], f1
 
 
-def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
-               data_seed: int, n_max: int | None, epochs: int | Mapping[str, int],
-               hidden: int, extractor_epochs: int, lr: float, device: str | None) -> dict:
-    """One Type II cell (Sec. V-B2): perturb every training feature vector, train a linear
-    head, score on clean test features.
+def _type2_runs(*, task: str, mechanism: str, epsilons: list[float],
+                rngs: list[np.random.Generator], data_seed: int, n_max: int | None,
+                epochs: int | Mapping[str, int], hidden: int, extractor_epochs: int,
+                lr: float, device: str | None) -> list[dict]:
+    """Type II runs (Sec. V-B2) of one task and mechanism, trained side by side: run i
+    perturbs every training feature vector at ``epsilons[i]`` with its generator
+    ``rngs[i]``, trains a linear head, scores on the clean test features.
 
-    Returns ``f1``, ``tensor_size`` (the feature dimension), ``n_train``, ``extractor_f1``
-    (the pretrained extractor's own clean test F1, the same in every cell), ``value_range``
-    (the Δ passed to the mechanism) and ``seconds``.
+    Returns one dict per run: ``f1``, ``tensor_size`` (the feature dimension), ``n_train``,
+    ``extractor_f1`` (the pretrained extractor's own clean test F1, the same in every cell),
+    ``value_range`` (the Δ passed to the mechanism) and ``seconds``.
     """
     t0 = time.perf_counter()
     with one_thread():
@@ -220,14 +259,21 @@ def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.r
         f_train, f_test, extractor_f1 = _features(task, data_seed, n_max, hidden,
                                                   extractor_epochs, device)
         dev = torch_device(device)
-        gen = seed_torch(rng)
-        x = _perturb(mechanism, f_train, epsilon, FEATURE_RANGE, rng)
-        head = _mlp((hidden, data.n_classes), "relu", dev, gen)
-        fit_classifier(head, as_tensor(x, dev), _labels(data.y_train, dev),
-                       epochs=_for_task(epochs, task), lr=lr, batch_size=BATCH_SIZE, gen=gen)
-        f1 = _weighted_f1(head, as_tensor(f_test, dev), data.y_test)
-    return _result(f1, t0, tensor_size=hidden, n_train=len(data.y_train),
-                   extractor_f1=extractor_f1, value_range=FEATURE_RANGE)
+        gens, x = _perturbed_runs(mechanism, f_train, FEATURE_RANGE, epsilons, rngs, dev)
+        heads = stacked_mlp((hidden, data.n_classes), gens, dev)
+        y = _labels(data.y_train, dev).expand(len(rngs), -1)
+        fit_stacked(heads, x, y, epochs=_for_task(epochs, task),
+                    lr=lr, batch_size=BATCH_SIZE, gens=gens)
+        f1s = _stacked_f1(heads, as_tensor(f_test, dev), data.y_test)
+    return _results(f1s, t0, tensor_size=hidden, n_train=len(data.y_train),
+                    extractor_f1=extractor_f1, value_range=FEATURE_RANGE)
+
+
+def type2_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
+               **settings) -> dict:
+    """One Type II cell (Sec. V-B2): :func:`_type2_runs` with the one generator ``rng``."""
+    return _type2_runs(task=task, mechanism=mechanism, epsilons=[epsilon], rngs=[rng],
+                       **settings)[0]
 
 
 # --------------------------------------------------------------------------- Type III
@@ -254,42 +300,60 @@ def _aggregate(uploads: list[list[torch.Tensor]], mechanism: str, epsilon: float
     return out
 
 
-def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
-               data_seed: int, n_max: int | None, rounds: int, hidden: int, lr: float,
-               clip: float, clients: int, noise_at: str, device: str | None) -> dict:
-    """One Type III cell (Sec. V-B3): FedAvg over ``rounds`` rounds of one local epoch, with
-    every parameter tensor clipped to [-clip, clip] and perturbed (value range 2 clip, Eq. 19).
+def _client_rows(parts: list[list[np.ndarray]], device: torch.device) -> list[torch.Tensor]:
+    """Client k's training rows in every run, shape (R, n_k), from run r's split
+    ``parts[r]`` (the same part sizes in every run: :func:`client_partition` deals by rank)."""
+    return [torch.stack([torch.as_tensor(p[k]) for p in parts]).to(device)
+            for k in range(len(parts[0]))]
 
-    Returns ``f1`` of the final global model, the model's parameter tensors (``n_tensors``,
-    ``n_params``, ``tensor_sizes`` as a comma-separated string), ``n_train``, ``value_range``
-    (the Δ passed to the mechanism, ``2 clip``) and ``seconds``.
+
+def _type3_runs(*, task: str, mechanism: str, epsilons: list[float],
+                rngs: list[np.random.Generator], data_seed: int, n_max: int | None,
+                rounds: int, hidden: int, lr: float, clip: float, clients: int,
+                noise_at: str, device: str | None) -> list[dict]:
+    """Type III runs (Sec. V-B3) of one task and mechanism, trained side by side: FedAvg
+    over ``rounds`` rounds of one local epoch, with every parameter tensor clipped to
+    [-clip, clip] and perturbed (value range 2 clip, Eq. 19) at ``epsilons[i]`` in run i;
+    run i's split, initial model, batch order and noise come from ``rngs[i]``.
+
+    Returns one dict per run: ``f1`` of the final global model, the model's parameter
+    tensors (``n_tensors``, ``n_params``, ``tensor_sizes`` as a comma-separated string),
+    ``n_train``, ``value_range`` (the Δ passed to the mechanism, ``2 clip``) and ``seconds``.
     """
     t0 = time.perf_counter()
     with one_thread():
         data = cached_task(task, data_seed, n_max)
         dev = torch_device(device)
-        gen = seed_torch(rng)
-        parts = client_partition(data.y_train, clients, rng)
+        gens = [seed_torch(rng) for rng in rngs]
+        parts = [client_partition(data.y_train, clients, rng) for rng in rngs]
         size = math.prod(data.tensor_shape)
         sizes = (size, hidden, data.n_classes) if hidden else (size, data.n_classes)
-        model = _mlp(sizes, "relu", dev, gen)
-        x, y = as_tensor(data.x_train, dev), _labels(data.y_train, dev)
-        shards = [(x[torch.as_tensor(p, device=dev)], y[torch.as_tensor(p, device=dev)])
-                  for p in parts]
-        state = [p.detach().clone() for p in model.parameters()]
+        state = [p.detach() for p in stacked_mlp(sizes, gens, dev)]
+        x, y = as_tensor(data.x_train, dev).flatten(1), _labels(data.y_train, dev)
         for _ in range(rounds):
-            uploads = []
-            for xs, ys in shards:
-                _set_params(model, state)
-                fit_classifier(model, xs, ys, epochs=1, lr=lr, batch_size=BATCH_SIZE, gen=gen)
-                uploads.append([p.detach().clamp(-clip, clip) for p in model.parameters()])
-            state = _aggregate(uploads, mechanism, epsilon, clip, noise_at, rng)
-        _set_params(model, state)
-        f1 = _weighted_f1(model, as_tensor(data.x_test, dev), data.y_test)
-    numels = [p.numel() for p in state]
-    return _result(f1, t0, n_tensors=len(numels), n_params=sum(numels),
-                   tensor_sizes=",".join(map(str, numels)), n_train=len(data.y_train),
-                   value_range=2 * clip)
+            uploads = [[] for _ in rngs]                # run r: every client's tensors
+            for rows in _client_rows(parts, dev):
+                local = [p.clone().requires_grad_() for p in state]
+                fit_stacked(local, x, y, rows=rows, epochs=1, lr=lr, batch_size=BATCH_SIZE,
+                            gens=gens)
+                clipped = [p.detach().clamp(-clip, clip) for p in local]
+                for r, run in enumerate(uploads):
+                    run.append([p[r] for p in clipped])
+            averaged = [_aggregate(up, mechanism, epsilon, clip, noise_at, rng)
+                        for up, epsilon, rng in zip(uploads, epsilons, rngs)]
+            state = [torch.stack(layer) for layer in zip(*averaged)]
+        f1s = _stacked_f1(state, as_tensor(data.x_test, dev).flatten(1), data.y_test)
+    numels = [p[0].numel() for p in state]
+    return _results(f1s, t0, n_tensors=len(numels), n_params=sum(numels),
+                    tensor_sizes=",".join(map(str, numels)), n_train=len(data.y_train),
+                    value_range=2 * clip)
+
+
+def type3_cell(*, task: str, mechanism: str, epsilon: float, run: int, rng: np.random.Generator,
+               **settings) -> dict:
+    """One Type III cell (Sec. V-B3): :func:`_type3_runs` with the one generator ``rng``."""
+    return _type3_runs(task=task, mechanism=mechanism, epsilons=[epsilon], rngs=[rng],
+                       **settings)[0]
 
 
 # --------------------------------------------------------------------------- grids
@@ -344,15 +408,34 @@ def _check_hidden(hidden, allow_zero: bool) -> int:
     return check_positive_int(hidden, "hidden")
 
 
-def _run(cell_fn, tasks, mechanisms, eps_grid, runs, seed, n_jobs, progress,
+def _cells(task: str, mechanism: str, eps: tuple, runs: int) -> list[dict]:
+    """The keys of the cells (task, mechanism, ε, run) of one task and mechanism."""
+    return [{"task": task, "mechanism": mechanism, "epsilon": e, "run": r}
+            for e in eps for r in range(runs)]
+
+
+def _runs_of_group(runs_fn, seed: int, *, task: str, mechanism: str, eps: tuple, runs: int,
+                   rng: np.random.Generator) -> list[dict]:
+    """``runs_fn`` on every cell (ε, run) of one task and mechanism, the cell's run with the
+    generator ``cell_rng(seed, {task, mechanism, epsilon, run})``: the one a grid of single
+    cells gives it. ``rng`` (the generator :func:`~ldp_companion.grid.run_grid` gives the
+    group) is not used."""
+    cells = _cells(task, mechanism, eps, runs)
+    return runs_fn(task=task, mechanism=mechanism, epsilons=[c["epsilon"] for c in cells],
+                   rngs=[cell_rng(seed, c) for c in cells])
+
+
+def _run(runs_fn, tasks, mechanisms, eps_grid, runs, seed, n_jobs, progress,
          description) -> pd.DataFrame:
-    """Every (task, mechanism, ε, run) cell; ``"none"`` runs once per (task, run), ε = inf."""
-    cells = [{"task": t, "mechanism": m, "epsilon": e, "run": r}
-             for t in tasks for m in mechanisms
-             for e in ([math.inf] if m == "none" else eps_grid) for r in range(runs)]
-    results = run_grid(cell_fn, cells, seed, n_jobs=n_jobs, progress=progress,
-                       description=description)
-    return pd.DataFrame([{**c, **r} for c, r in zip(cells, results)])
+    """Every (task, mechanism, ε, run) cell, the cells of one (task, mechanism) in one call
+    of ``runs_fn``; ``"none"`` runs once per (task, run), ε = inf."""
+    groups = [{"task": t, "mechanism": m, "runs": runs,
+               "eps": (math.inf,) if m == "none" else tuple(eps_grid)}
+              for t in tasks for m in mechanisms]
+    results = run_grid(functools.partial(_runs_of_group, runs_fn, seed), groups, seed,
+                       n_jobs=n_jobs, progress=progress, description=description)
+    return pd.DataFrame([{**cell, **row} for group, rows in zip(groups, results)
+                         for cell, row in zip(_cells(**group), rows)])
 
 
 def type1_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
@@ -398,8 +481,9 @@ def type1_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     -------
     DataFrame
         Columns ``task, mechanism, epsilon, run, f1, tensor_size, n_train, value_range,
-        seconds, epochs`` (``value_range`` is the Δ passed to the mechanisms; ``seconds``, the
-        cell's wall time, is the only column that differs between runs).
+        seconds, epochs`` (``value_range`` is the Δ passed to the mechanisms; ``seconds``,
+        the wall time of the cell's (task, mechanism) divided among its cells, is the only
+        column that differs between runs).
 
     Notes
     -----
@@ -410,7 +494,7 @@ def type1_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     tasks, mechanisms, eps_grid, runs, seed, n_max = _check_grid(
         tasks, mechanisms, eps_grid, runs, seed, n_max)
     epochs = _check_per_task(epochs, tasks, "epochs")
-    fn = functools.partial(type1_cell, data_seed=seed, n_max=n_max, epochs=epochs,
+    fn = functools.partial(_type1_runs, data_seed=seed, n_max=n_max, epochs=epochs,
                            hidden=_check_hidden(hidden, True), lr=_check_lr(lr), device=device)
     torch_device(device)
     frame = _run(fn, tasks, mechanisms, eps_grid, runs, seed, n_jobs, progress, "TLDP Type I")
@@ -461,7 +545,7 @@ def type2_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     tasks, mechanisms, eps_grid, runs, seed, n_max = _check_grid(
         tasks, mechanisms, eps_grid, runs, seed, n_max)
     epochs = _check_per_task(epochs, tasks, "epochs")
-    fn = functools.partial(type2_cell, data_seed=seed, n_max=n_max, epochs=epochs,
+    fn = functools.partial(_type2_runs, data_seed=seed, n_max=n_max, epochs=epochs,
                            hidden=_check_hidden(hidden, False),
                            extractor_epochs=check_positive_int(extractor_epochs,
                                                                "extractor_epochs"),
@@ -524,7 +608,7 @@ def type3_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *, rounds: int
         raise ValueError(f"clip must be a finite number > 0, got {clip!r}")
     rounds = check_positive_int(rounds, "rounds")
     clients = check_positive_int(clients, "clients")
-    fn = functools.partial(type3_cell, data_seed=seed, n_max=n_max, rounds=rounds,
+    fn = functools.partial(_type3_runs, data_seed=seed, n_max=n_max, rounds=rounds,
                            hidden=_check_hidden(hidden, True), lr=_check_lr(lr),
                            clip=float(clip), clients=clients, noise_at=noise_at, device=device)
     torch_device(device)

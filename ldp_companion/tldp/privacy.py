@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_companion.montecarlo import estimated_scale
+from ldp_companion.tensor.backend import check_tensor
 from ldp_companion.tensor.calibration import check_delta, check_value_range, gaussian_epsilon
-from ldp_companion.tldp.algorithm import tldp
+from ldp_companion.tldp.algorithm import _check_noise, _tldp
 from ldp_companion.tldp.mechanisms import perturb
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
 
@@ -140,8 +141,18 @@ def copies_sampler(mechanism, epsilon, value_range, **kwargs):
 
 
 def tldp_sampler(epsilon, value_range, noise: str = "laplace"):
-    """:func:`copies_sampler` of TLDP (Alg. 1)."""
-    return copies_sampler(tldp, epsilon, value_range, noise=noise)
+    """:func:`copies_sampler` of TLDP (Alg. 1), its arguments checked once: each call checks
+    the one tensor ``x``, not its ``n`` copies (the same draws as
+    :func:`~ldp_companion.tldp.algorithm.tldp` on the copies)."""
+    eps, delta_range = check_epsilon(epsilon), check_value_range(value_range)
+    noise = _check_noise(noise)
+
+    def sample(x, n, rng):
+        x = check_tensor(np.asarray(x, float))
+        batch = np.broadcast_to(x, (int(n),) + x.shape)
+        return _tldp(batch, eps, delta_range, rng, noise, None, batched=True)
+
+    return sample
 
 
 def lr_attack_accuracy(sampler, x0, x1, loss, n: int, rng, *, batch: int = 2_000) -> float:
