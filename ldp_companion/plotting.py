@@ -77,7 +77,7 @@ SERIES_COLORS = ["#d55e00", "#332288", "#56b4e9", "#555555", "#ddcc77", "#000000
 
 #: A marker per mechanism, so that curves stay apart where colours are close or printed grey.
 MECHANISM_MARKERS: dict[str, str] = {
-    "hiera": "o", "harmony": "s", "pm": "^", "graded_laplace": "D", "harmony_clip": "s",
+    "hiera": "o", "harmony": "s", "pm": "^", "graded_laplace": "D", "harmony_clip": "x",
     "non_private": "v", "duchi_md": "s", "hm_tp": "D", "pm_sub": "P", "three_outputs": "X",
     "tldp_l": "o", "tldp_l_w": "x", "tldp_g": "s", "tldp_g_w": "+", "laplace": "<",
     "gaussian": ">", "idn": "D", "mvg": "P", "udn": "h", "tvg": "*", "gauss_paper": "p",
@@ -159,7 +159,8 @@ def _handle_style(handle) -> tuple:
         rgb = handle.get_facecolor()
     if isinstance(handle, matplotlib.lines.Line2D):
         mark = None if handle.get_marker() in (None, "", "None", " ") else str(handle.get_marker())
-        dash = None if handle.get_linestyle() in ("None", "", " ") else handle.get_linestyle()
+        dash = None if handle.get_linestyle() in ("None", "", " ") else (
+            f"{handle.get_linestyle()}{getattr(handle, '_unscaled_dash_pattern', '')}")
     hex_colour = matplotlib.colors.to_hex(rgb) if rgb is not None else None
     return hex_colour, mark, dash
 

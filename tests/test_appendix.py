@@ -112,5 +112,5 @@ def test_audit_figure_draws_both_panels_alike_and_counts_in_its_caption(empirica
                 zip(*ax.get_legend_handles_labels()) if hasattr(h, "get_facecolor")}
                for ax in (left, right)]
     assert colours[0]["within claim"] == colours[1]["within claim"]
-    assert colours[0]["above claim (flagged)"] == colours[1]["flagged"]
+    assert colours[0]["above claim (flagged)"] == colours[1]["above claim (flagged)"]
     plt.close(fig)

@@ -233,7 +233,8 @@ def test_a_shown_figure_records_its_legend_styles_and_clashes(monkeypatch):
     ax.plot([1, 2], [2, 1], color="#d62728", marker="o", label="HM")
     ax.legend()
     facts, _ = _show(monkeypatch, fig)
-    assert facts["legend_styles"]["PM"] == {"color": "#2ca02c", "marker": "o", "dash": "-"}
+    style = facts["legend_styles"]["PM"]
+    assert (style["color"], style["marker"], style["dash"][0]) == ("#2ca02c", "o", "-")
     assert len(facts["cvd_clashes"]) == 1
 
 
@@ -312,3 +313,12 @@ def test_the_mechanisms_a_chapter_draws_together_have_distinct_markers():
     for chapter, names in DRAWN_TOGETHER.items():
         drawn = [n for n in names if n in MECHANISM_COLORS]
         assert len({marker(n) for n in drawn}) == len(drawn), chapter
+
+
+def test_custom_dash_patterns_tell_black_lines_apart(monkeypatch):
+    fig, ax = plt.subplots(figsize=(4, 3))
+    for i, style in enumerate(["--", (0, (5, 1)), (0, (1, 1))]):
+        ax.plot([1, 2], [i, i + 1], color="black", ls=style, label=f"line {i}")
+    ax.legend()
+    facts, _ = _show(monkeypatch, fig)
+    assert facts["cvd_clashes"] == []

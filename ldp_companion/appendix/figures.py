@@ -32,7 +32,7 @@ def _accuracy_panel(ax, empirical: pd.DataFrame, styles: dict) -> None:
     for flag, marker, text in ((False, "o", _WITHIN), (True, "x", _FLAGGED)):
         sub = empirical[empirical["flagged"] == flag]
         ax.scatter(sub["claimed ε"], sub["test accuracy"], marker=marker,
-                   color=styles.get(text), label="flagged" if flag else text)
+                   color=styles.get(text), label=text)
     ax.set(xlabel="claimed ε", ylabel="accuracy of the best test",
            title="Attack accuracy vs the bound")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, fontsize=9)

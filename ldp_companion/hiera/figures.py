@@ -123,7 +123,7 @@ def graded_laplace_ratios_plot(gl, base: float, y_max: float = 12.0):
                 marker="osD^"[i], markevery=80, ms=5,
                 label=f"x = {x:g} (level {ta}) vs x' = {xp:g} (level {tb})")
     eps_1 = gl.levels.epsilons.max()
-    ax.axhline(eps_1, color="0.3", ls="--", lw=1, label=f"largest budget ε₁ = {eps_1:g}")
+    ax.axhline(eps_1, color="black", ls="--", lw=1, label=f"largest budget ε₁ = {eps_1:g}")
     ax.set(xlabel="reported value y", ylabel="log f(y | x) / f(y | x')",
            title=f"Graded Laplace at base ε = {base:g}")
     fig.tight_layout()
@@ -277,8 +277,8 @@ def _sgd_panel(ax, sub, styles, var_y, title, eps):
         ax.errorbar(s["epsilon"] * shift, s["median"],
                     yerr=[s["median"] - s["q25"], s["q75"] - s["median"]], marker=marker(meth),
                     ls=ls, lw=1, ms=4, capsize=2, color=c, label=lab)
-    ax.axhline(sub.loc[sub["method"] == "ols", "median"].iloc[0], color="0.3", ls="--", lw=1,
-               label="least squares (non-private)")
+    ax.axhline(sub.loc[sub["method"] == "ols", "median"].iloc[0], color="black", ls="--",
+               lw=1, label="least squares (non-private)")
     ax.axhline(var_y, color="0.6", ls="-.", lw=1, label="predicting the mean (var y)")
     ax.set(xlabel="base privacy budget ε", ylabel="test MSE (median)", title=title)
     epsilon_axis(ax, eps)
