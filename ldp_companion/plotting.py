@@ -303,6 +303,8 @@ def show(caption: str, *, alt: str, fig=None) -> dict:
                 metadata={"Description": alt, _PNG_KEY: json.dumps(facts)})
     plt.close(fig)
     display(Image(data=buf.getvalue(), format="png", width=round(width_px)))
+    if caption[0].isascii() and caption[0].islower():  # "Figure 3.1. Each density ..."
+        caption = caption[0].upper() + caption[1:]
     display(Markdown(f"*{next_number('Figure')}. {caption}*"))
     return FigureFacts(facts)
 

@@ -107,7 +107,7 @@ def test_show_stores_alt_text_and_facts_in_the_png(monkeypatch, tmp_path):
     ax.legend()
     facts, shown = _show(monkeypatch, fig)
     image, text = shown
-    assert re.fullmatch(r"\*Figure [0-9.]+\. exceeds it at 3 of 4 bases, by 51%–75%\*", text.data)
+    assert re.fullmatch(r"\*Figure [0-9.]+\. Exceeds it at 3 of 4 bases, by 51%–75%\*", text.data)
     assert image.width == facts["width_px"] <= 520  # declared width: click to enlarge
     (tmp_path / "f.png").write_bytes(image.data)
     alt, stored = png_facts(tmp_path / "f.png")

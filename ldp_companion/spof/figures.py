@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.plotting import (PAGE_WIDTH_PX, SERIES_COLORS, color, label, legend_below,
-                                    marker, plot_vs_epsilon)
+                                    marker, plot_vs_epsilon, tick_text)
 from ldp_companion.spof import noisy
 from ldp_companion.spof.accuracy_claims import mean_accuracy, mean_at_c
 from ldp_companion.spof.noisy_claims import FIG4_H
@@ -57,7 +57,8 @@ def fig4_5(fig5: pd.DataFrame, med: np.ndarray, l: int):
     for k, (h, c, m) in enumerate(zip(FIG4_H, SERIES_COLORS, med)):
         axes[0].plot(b, noisy.fig4_authors(b, h, l=l), color=c, label=f"h = {h:g}")
         axes[1].plot([m], [k], marker="o", color=c, ls="none")
-        axes[1].annotate(f"{m:.3g}", (m, k), xytext=(0, 6), textcoords="offset points",
+        axes[1].annotate(tick_text(float(f"{m:.3g}")), (m, k), xytext=(0, 6),
+                         textcoords="offset points",
                          ha="center", fontsize="small")
     axes[0].set(xlabel="b", ylabel="density / peak", title="Fig. 4 (authors)")
     axes[1].axvspan(b.min(), b.max(), color="0.85", label="Fig. 4's range of b")
