@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import matplotlib
+import matplotlib.container
 import matplotlib.pyplot as plt
 import matplotlib.ticker
 import numpy as np
@@ -168,10 +169,13 @@ def _handle_style(handle) -> tuple:
 def _legend_entries(fig) -> dict[str, dict]:
     """Each legend entry's label and its handle's colour, marker and line style."""
     legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    # an error-bar curve's legend handle is its bars; its look is its data line
+    data_lines = {c.get_label(): c.lines[0] for ax in fig.axes for c in ax.containers
+                  if isinstance(c, matplotlib.container.ErrorbarContainer) and c.lines[0]}
     out = {}
     for leg in legends:
         for handle, text in zip(leg.legend_handles, leg.get_texts()):
-            hex_colour, mark, dash = _handle_style(handle)
+            hex_colour, mark, dash = _handle_style(data_lines.get(text.get_text(), handle))
             if hex_colour is not None:
                 out[text.get_text()] = {"color": hex_colour, "marker": mark, "dash": dash}
     return out

@@ -322,3 +322,18 @@ def test_custom_dash_patterns_tell_black_lines_apart(monkeypatch):
     ax.legend()
     facts, _ = _show(monkeypatch, fig)
     assert facts["cvd_clashes"] == []
+
+
+def test_error_bar_curves_are_told_apart_by_their_data_line(monkeypatch):
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.errorbar([1, 2], [1, 2], yerr=[0.1, 0.1], marker="s", ls="-", color="#0077bb", label="A")
+    ax.errorbar([1, 2], [2, 3], yerr=[0.1, 0.1], marker="x", ls=":", color="#0077bb", label="B")
+    ax.legend()
+    facts, _ = _show(monkeypatch, fig)
+    assert facts["cvd_clashes"] == [] and facts["legend_styles"]["B"]["marker"] == "x"
+    fig, ax = plt.subplots(figsize=(4, 3))
+    for label in ("A", "B"):
+        ax.errorbar([1, 2], [1, 2], yerr=[0.1, 0.1], marker="s", color="#0077bb", label=label)
+    ax.legend()
+    facts, _ = _show(monkeypatch, fig)
+    assert len(facts["cvd_clashes"]) == 1
