@@ -116,6 +116,17 @@ class Exercise:
         return f"`{name}` is not within the tolerance ({_tolerance(self.rtol, self.atol)})"
 
 
+def _judged(label: str, answers: dict, expected: dict, judge) -> CheckResult:
+    """``judge(name, given, expected)`` of each answer; a page that passes other names than
+    the exercise's is refused (a mistake of the page, not of the student)."""
+    if set(answers) != set(expected):
+        raise ValueError(f"{label} expects the answers {', '.join(expected)}, "
+                         f"got {', '.join(answers) or 'none'}")
+    problems = [p for name, value in expected.items()
+                if (p := judge(name, answers[name], value)) is not None]
+    return CheckResult(label, tuple(problems))
+
+
 def _is_real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
@@ -163,13 +174,7 @@ class ExerciseSet:
             page, not of the student).
         """
         exercise = self[label]
-        expected = exercise.answers()
-        if set(answers) != set(expected):
-            raise ValueError(f"{label} expects the answers {', '.join(expected)}, "
-                             f"got {', '.join(answers) or 'none'}")
-        problems = [p for name, value in expected.items()
-                    if (p := exercise.judge(name, answers[name], value)) is not None]
-        return CheckResult(label, tuple(problems))
+        return _judged(label, answers, exercise.answers(), exercise.judge)
 
     def answers(self) -> dict[str, dict]:
         """Every exercise's expected answers (label -> name -> value), for the leak tests."""
@@ -267,10 +272,4 @@ class SealedAnswers:
         """Judge the student's ``answers`` to exercise ``label`` (as :meth:`ExerciseSet.check`)."""
         if label not in self.seals:
             raise ValueError(f"unknown exercise {label!r}; known: {', '.join(self.seals)}")
-        seals = self.seals[label]
-        if set(answers) != set(seals):
-            raise ValueError(f"{label} expects the answers {', '.join(seals)}, "
-                             f"got {', '.join(answers) or 'none'}")
-        problems = [p for name, seal in seals.items()
-                    if (p := self._judge(name, answers[name], seal)) is not None]
-        return CheckResult(label, tuple(problems))
+        return _judged(label, answers, self.seals[label], self._judge)

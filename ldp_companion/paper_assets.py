@@ -41,7 +41,7 @@ import pandas as pd
 from ldp_companion.datasets import DATA_ENV, DataError, cache_dir, parse_idx
 
 __all__ = ["Asset", "ASSETS", "ImageData", "asset_root", "missing", "missing_message",
-           "require", "status", "TITLES", "load_images", "load_darknet", "load_glove", "load_imdb",
+           "require", "split_ready", "status", "TITLES", "load_images", "load_darknet", "load_glove", "load_imdb",
            "tokenize", "mobilenet_v2_weights", "IMAGE_TASKS", "load_credit", "load_adult",
            "ADULT_COLUMNS", "ADULT_CATEGORICAL"]
 
@@ -140,6 +140,19 @@ def missing_message(names) -> str:
         lines.append(f"- {name}: missing {', '.join(str(p) for p in paths)}; get it from "
                      f"{asset.source}; {asset.how}.")
     return "\n".join(lines)
+
+
+def split_ready(tasks, assets_of) -> tuple[list, dict]:
+    """The ``tasks`` whose assets (``assets_of(task)``, names of :data:`ASSETS`) are all in
+    the data folder, and for each other task the message naming its missing files."""
+    ready, missing_files = [], {}
+    for task in tasks:
+        message = missing_message(assets_of(task))
+        if message:
+            missing_files[task] = message
+        else:
+            ready.append(task)
+    return ready, missing_files
 
 
 def require(names) -> None:

@@ -379,10 +379,9 @@ def run_present(types, tasks, mechanisms, eps_12, eps_3, runs: int, seed: int, *
     """
     frames, skipped = [], {}
     for kind in types:
-        wanted = [t for t in tasks if t in TYPES[kind]]
-        ready = [t for t in wanted if not paper_assets.missing(assets_needed(kind, [t]))]
-        for t in [t for t in wanted if t not in ready]:
-            skipped[kind, t] = paper_assets.missing_message(assets_needed(kind, [t]))
+        ready, missing_files = paper_assets.split_ready(
+            [t for t in tasks if t in TYPES[kind]], lambda t: assets_needed(kind, [t]))
+        skipped.update({(kind, t): message for t, message in missing_files.items()})
         if ready:
             frames.append(paper_grid(kind, ready, mechanisms,
                                      eps_3 if kind == "III" else eps_12, runs, seed,

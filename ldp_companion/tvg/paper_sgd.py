@@ -83,10 +83,9 @@ def ready_tasks(tasks) -> tuple[list[str], list[str]]:
     missing files of each of the others (none of either for no tasks)."""
     if tasks is not None and len(tasks) == 0:
         return [], []
-    tasks = _check_tasks(tasks)
-    ready = [t for t in tasks if not paper_assets.missing(assets_needed([t]))]
-    return ready, [paper_assets.missing_message(assets_needed([t]))
-                   for t in tasks if t not in ready]
+    ready, missing_files = paper_assets.split_ready(_check_tasks(tasks),
+                                                    lambda t: assets_needed([t]))
+    return ready, list(missing_files.values())
 
 
 def assets_needed(tasks) -> list[str]:
