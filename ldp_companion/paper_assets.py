@@ -39,9 +39,10 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.datasets import DATA_ENV, DataError, cache_dir, parse_idx
+from ldp_companion.tables import show_table
 
 __all__ = ["Asset", "ASSETS", "ImageData", "asset_root", "missing", "missing_message",
-           "require", "split_ready", "status", "TITLES", "load_images", "load_darknet", "load_glove", "load_imdb",
+           "require", "split_ready", "status", "status_table", "TITLES", "load_images", "load_darknet", "load_glove", "load_imdb",
            "tokenize", "mobilenet_v2_weights", "IMAGE_TASKS", "load_credit", "load_adult",
            "ADULT_COLUMNS", "ADULT_CATEGORICAL"]
 
@@ -140,6 +141,14 @@ def missing_message(names) -> str:
         lines.append(f"- {name}: missing {', '.join(str(p) for p in paths)}; get it from "
                      f"{asset.source}; {asset.how}.")
     return "\n".join(lines)
+
+
+def status_table(names=None, caption: str = "Files of the paper's setup in the data folder"
+                                                " (LDP_COMPANION_DATA)"):
+    """:func:`status` as a page shows it: assets by what they are (:data:`TITLES`), long
+    source addresses broken to fit the column."""
+    return show_table(status(names), caption, labels=TITLES).set_properties(
+        subset=["source"], **{"word-break": "break-all"})
 
 
 def split_ready(tasks, assets_of) -> tuple[list, dict]:

@@ -221,3 +221,9 @@ def test_tvg_grids_draw_from_all_mnist_images_when_they_are_there(empty_root):
     finally:
         tvg._mnist.cache_clear()
         tvg._type3_model.cache_clear()
+
+
+def test_the_status_table_names_assets_in_words(empty_root):
+    html = paper_assets.status_table(["mobilenet_v2", "cifar10"]).to_html()
+    assert "MobileNetV2 weights (ImageNet)" in html and "CIFAR-10" in html
+    assert "mobilenet_v2" not in html.split("<tbody>")[1].split("</th>")[0]

@@ -153,7 +153,7 @@ def test_views_show_readable_headers():
     assert "TLDP-L-w" in html and "tldp_l_w" not in html and "0.500000" not in html
     assert "no noise: digits 0.901" in html
     assert "TLDP-L, integers" in views.accounting(checks.accounting_table([1.0])).to_html()
-    assert ">mobilenet v2</th>" in views.assets().to_html()
+    assert ">MobileNetV2 weights (ImageNet)</th>" in views.assets().to_html()
 
 
 def test_figures_return_a_figure_with_caption_and_alt():

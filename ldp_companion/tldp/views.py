@@ -155,8 +155,4 @@ def composed(table: pd.DataFrame, rounds: int, sizes: str):
 def assets():
     """The files of the paper's setup and whether they are here
     (:func:`ldp_companion.paper_assets.status`)."""
-    status = paper_assets.status()
-    names = {n: n.replace("_", " ") for n in status.index}
-    return show_table(status, "Files of the paper's setup in the data folder"
-                      " (LDP_COMPANION_DATA)", labels=names).set_properties(
-        subset=["source"], **{"word-break": "break-all"})
+    return paper_assets.status_table()
