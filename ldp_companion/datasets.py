@@ -355,9 +355,14 @@ def _note_read(name: str, size: int) -> None:
     if not (chapter and folder and Path(folder).is_dir()):
         return
     path = Path(folder) / f"{chapter}.data.json"
-    seen = json.loads(path.read_text()) if path.is_file() else {}
+    try:  # grid workers read files at once: a record being replaced reads as empty
+        seen = json.loads(path.read_text())
+    except (OSError, ValueError):
+        seen = {}
     seen[name] = {"bytes": size, "source": REGISTRY[name]["url"]}
-    path.write_text(json.dumps(seen, indent=1, sort_keys=True))
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(seen, indent=1, sort_keys=True))
+    os.replace(tmp, path)  # atomic: a reader never sees a half-written record
 
 
 def describe() -> pd.DataFrame:
