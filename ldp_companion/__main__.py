@@ -7,6 +7,7 @@ python -m ldp_companion params pm          # the chapter's parameters, values pe
 python -m ldp_companion params --sync      # regenerate README table and parameters cells
 python -m ldp_companion coverage pm --json # the paper's items and where the book covers them
 python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/   # progress bars
+                                                 # run again: finished grid cells are kept
 python -m ldp_companion book --profile default   # chapters in parallel; unchanged ones cached
 python -m ldp_companion book --force             # re-execute every chapter
 python -m ldp_companion site                     # render only: the package and the HTML
@@ -25,6 +26,7 @@ from pathlib import Path
 from ldp_companion import runner
 from ldp_companion.profiles import MissingExtra
 from ldp_companion.grid import PROGRESS_ENV
+from ldp_companion.grid_store import STORE_ENV
 
 
 def _value(text: str):
@@ -47,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--out", default="runs", help="output folder (default: runs/)")
     run.add_argument("--log-output", action="store_true", help="stream cell output")
     run.add_argument("--quiet", action="store_true", help="no progress bars on the terminal")
+    run.add_argument("--no-resume", action="store_true",
+                     help="do not keep finished grid cells in OUT/grid-store, nor read them "
+                          "back (by default a rerun of the same command computes only the "
+                          "cells an interrupted run had not finished)")
     params = sub.add_parser("params", help="every chapter's parameters (a markdown table)")
     params.add_argument("chapter", nargs="?", help="one chapter (name or number)")
     params.add_argument("--sync", action="store_true",
@@ -80,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         params = {name: _value(value) for name, value in args.parameter}
         if not args.quiet:  # the kernel inherits it: grids draw their bars on this terminal
             os.environ[PROGRESS_ENV] = "1"
+        if not args.no_resume:  # the kernel's grids keep their finished cells there
+            os.environ[STORE_ENV] = str(Path(args.out).resolve() / "grid-store")
         source = runner.find_chapter(args.chapter)
         params = {"profile": "default", "seed": 0, **params}  # the parameters cell's defaults
         out = runner.execute(source, Path(args.out), params, log_output=args.log_output,

@@ -3,17 +3,26 @@ on all cores (joblib) or on a Dask cluster, with the same results every way.
 
 Each cell's random generator is derived from the run's seed and the cell's own key, never
 from the order in which cells run: ``SeedSequence(seed, spawn_key=key_words(cell))``. So a
-serial run, a joblib run with any number of workers and a Dask run give bit-identical tables.
+serial run, a joblib run with any number of workers and a Dask run give bit-identical tables,
+and a run interrupted and resumed from its on-disk store (:mod:`ldp_companion.grid_store`)
+gives the table of an uninterrupted one.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import pickle
+import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["cell_rng", "key_words", "run_grid", "progress_bar", "PROGRESS_ENV", "JOBS_ENV"]
+from ldp_companion.grid_store import (_MISSING, GridStore, cell_file, fingerprint, load_cell,
+                                      open_store, save_cell)
+
+__all__ = ["cell_rng", "key_words", "run_grid", "progress_bar", "PROGRESS_ENV", "JOBS_ENV",
+           "GridStore"]
 
 #: Set to "1" by ``python -m ldp_companion run``: grids run with ``progress=None`` then draw
 #: their bars on the terminal that runs the chapter; the built book stays quiet.
@@ -40,14 +49,19 @@ def cell_rng(seed: int, key: Mapping) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key_words(key)))
 
 
-def _run_cell(fn, key, seed):
-    return fn(**key, rng=cell_rng(seed, key))
+def _run_cell(fn, key, seed, inputs=None, path=None):
+    result = fn(**key, **(inputs or {}), rng=cell_rng(seed, key))
+    if path is not None:
+        save_cell(path, result)  # in the worker: a killed run keeps every finished cell
+    return result
 
 
 def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int | None = None,
              scheduler: str | None = None, progress: bool | None = None,
-             description: str = "grid") -> list:
-    """``[fn(**cell, rng=cell_rng(seed, cell)) for cell in cells]``, in parallel.
+             description: str = "grid", inputs: Callable[[dict], Mapping] | None = None,
+             store: GridStore | str | os.PathLike | bool | None = None) -> list:
+    """``[fn(**cell, **inputs(cell), rng=cell_rng(seed, cell)) for cell in cells]``, in
+    parallel, resumable.
 
     Parameters
     ----------
@@ -71,6 +85,14 @@ def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int |
         terminal (see :func:`progress_bar`); False never.
     description : str
         The bar's label.
+    inputs : callable, optional
+        ``inputs(cell)`` gives keyword arguments for that cell only, outside its key (e.g. its
+        own data set): a worker receives only its cell's inputs, not every cell's.
+    store : GridStore, folder, False or None
+        Where finished cells are kept (:mod:`ldp_companion.grid_store`): each cell is written
+        there when it finishes, and a run with the same function, arguments, code and seed
+        reads the finished cells back and computes only the rest. None (default) uses the
+        folder named by ``$LDP_COMPANION_GRID_STORE`` when set; False never stores.
 
     Returns
     -------
@@ -86,24 +108,79 @@ def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int |
         raise ValueError(f"n_jobs must be a positive integer, -1 or None, got {n_jobs!r}")
     if n_jobs is None and os.environ.get(JOBS_ENV, "").isdigit():
         n_jobs = max(1, int(os.environ[JOBS_ENV]))
+    extra = _cell_inputs(inputs, cells)
+    stored = open_store(store)
+    paths = _cell_files(stored, store is not None, fn, seed, description, cells, extra)
+    out = [load_cell(p) if p is not None else _MISSING for p in paths]
+    todo = [i for i, r in enumerate(out) if r is _MISSING]
     bar = progress_bar(len(cells), description, progress)
-    if scheduler is None and (n_jobs == 1 or len(cells) <= 1):
-        out = []
-        for cell in cells:
-            out.append(_run_cell(fn, cell, seed))
+    if bar is not None and len(todo) < len(cells):
+        bar.update(len(cells) - len(todo))
+        print(f"{description}: {len(cells) - len(todo)} of {len(cells)} cells read back from "
+              f"{stored.folder}", file=sys.__stderr__, flush=True)
+    jobs = [(fn, cells[i], seed, extra[i], paths[i]) for i in todo]
+    if scheduler is None and (n_jobs == 1 or len(jobs) <= 1):
+        results = []
+        for job in jobs:
+            results.append(_run_cell(*job))
             if bar is not None:
                 bar.update()
     else:
-        out = _parallel(fn, cells, seed, n_jobs, scheduler, bar)
+        results = _parallel(jobs, n_jobs, scheduler, bar)
+    for i, result in zip(todo, results):
+        out[i] = result
+        if paths[i] is not None and not paths[i].exists():  # a worker without the folder
+            save_cell(paths[i], result)
+    if stored is not None:
+        stored.reused += len(cells) - len(todo)
+        stored.computed += len(todo)
     if bar is not None:
         bar.close()
     return out
 
 
-def _parallel(fn, cells, seed, n_jobs, scheduler, bar):
+def _cell_inputs(inputs, cells) -> list[dict]:
+    if inputs is None:
+        return [{} for _ in cells]
+    if not callable(inputs):
+        raise TypeError(f"inputs must be a function of a cell, got {type(inputs).__name__}")
+    extra = []
+    for cell in cells:
+        given = inputs(cell)
+        if not isinstance(given, Mapping) or set(given) & set(cell):
+            raise ValueError(f"inputs(cell) must give a mapping of arguments that are not in "
+                             f"the cell's key; for {cell} it gave {given!r:.80}")
+        extra.append(dict(given))
+    return extra
+
+
+def _cell_files(stored, explicit, fn, seed, description, cells, extra) -> list:
+    """Each cell's file in the store (None everywhere without a store)."""
+    if stored is None:
+        return [None] * len(cells)
+    try:
+        folder = stored.grid_folder(fn, seed, description, len(cells))
+        memo: dict = {}
+        digests = []
+        for given in extra:  # inputs shared by cells (one data set, many ε) hash once
+            ident = tuple((k, id(v)) for k, v in sorted(given.items()))
+            if ident not in memo:
+                memo[ident] = fingerprint(given) if given else ""
+            digests.append(memo[ident])
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        if explicit:
+            raise ValueError(f"grid {description!r} cannot be stored: its function or inputs "
+                             f"cannot be hashed ({exc})") from exc
+        warnings.warn(f"grid {description!r} runs without the store {stored.folder}: its "
+                      f"function or inputs cannot be hashed ({exc})", stacklevel=3)
+        return [None] * len(cells)
+    return [cell_file(folder, c, d) for c, d in zip(cells, digests)]
+
+
+def _parallel(jobs, n_jobs, scheduler, bar):
     import joblib
 
-    jobs = [joblib.delayed(_run_cell)(fn, cell, seed) for cell in cells]
+    jobs = [joblib.delayed(_run_cell)(*job) for job in jobs]
     if scheduler is not None:
         try:
             from distributed import Client
@@ -113,7 +190,7 @@ def _parallel(fn, cells, seed, n_jobs, scheduler, bar):
         with Client(scheduler) as _, joblib.parallel_backend("dask"):
             out = joblib.Parallel(return_as="list")(jobs)
         if bar is not None:
-            bar.update(len(cells))
+            bar.update(len(jobs))
         return out
     workers = n_jobs or os.cpu_count() or 1
     out = []

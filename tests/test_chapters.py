@@ -109,12 +109,17 @@ def test_find_chapter():
         runner.find_chapter("nope")
 
 
-def test_cli_run_with_parameters(tmp_path, capsys):
+def test_cli_run_with_parameters(tmp_path, capsys, monkeypatch):
+    from ldp_companion.grid_store import STORE_ENV
+
+    monkeypatch.setenv(STORE_ENV, "")  # main sets it for the kernel; restored after the test
     assert main(["run", "spof", "-p", "profile", "smoke", "-p", "seed", "3",
                  "--out", str(tmp_path)]) == 0
     record = json.loads((tmp_path / "04-spof.run.json").read_text())
     assert record["parameters"] == {"profile": "smoke", "seed": 3}
     assert "executed notebook" in capsys.readouterr().out
+    grids = list((tmp_path / "grid-store").glob("*/grid.json"))  # resumable by default
+    assert grids and all(list(g.parent.glob("*.pkl")) for g in grids)
 
 
 def test_cli_refuses_a_bad_profile(tmp_path):

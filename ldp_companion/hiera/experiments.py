@@ -157,10 +157,11 @@ def _run_counts(v, levels, runs, rng) -> np.ndarray:
     return out
 
 
-def _mean_cell(dataset, epsilon, rng, *, datasets, runs, configs, baselines) -> list[dict]:
+def _mean_cell(dataset, epsilon, rng, *, values, runs, configs, baselines) -> list[dict]:
     """Every run and method of one (data set, ε) cell: all configurations aggregate the same
-    reports; the reports, each configuration and each baseline have their own generator."""
-    v = np.asarray(datasets[dataset], float)
+    reports; the reports, each configuration and each baseline have their own generator.
+    ``values``: the cell's own data set (a worker receives no other)."""
+    v = np.asarray(values, float)
     truth = float(v.mean())
     levels = H.paper_levels(epsilon)
     g_reports, *g_rest = rng.spawn(1 + len(configs) + len(baselines))
@@ -212,10 +213,10 @@ def mean_grid(datasets: dict, eps_grid, runs: int, seed: int, *, configs=(HierAC
     if bad:
         raise ValueError(f"baselines must be among {BASELINES}, got {sorted(bad)}")
     cells = [{"dataset": name, "epsilon": e} for name in datasets for e in eps_grid]
-    fn = partial(_mean_cell, datasets=datasets, runs=runs, configs=list(configs),
-                 baselines=list(baselines))
+    fn = partial(_mean_cell, runs=runs, configs=list(configs), baselines=list(baselines))
     parts = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
-                     description="HierA mean estimation")
+                     description="HierA mean estimation",
+                     inputs=lambda c: {"values": datasets[c["dataset"]]})
     df = pd.DataFrame([row for part in parts for row in part])
     df["error"] = df["estimate"] - df["truth"]
     return df
@@ -372,10 +373,11 @@ def _ols_cv(X, y, folds, repeats, rng) -> np.ndarray:
     return out
 
 
-def _sgd_cell(dataset, method, rng, epsilon=None, *, tasks, folds, repeats,
+def _sgd_cell(dataset, method, rng, epsilon=None, *, data, folds, repeats,
               options) -> np.ndarray:
-    """``(repeats, folds)`` test MSEs of one (task, method, ε); "ols" has no ε."""
-    X, y = tasks[dataset]
+    """``(repeats, folds)`` test MSEs of one (task, method, ε); "ols" has no ε. ``data``: the
+    cell's own ``(X, y)`` (a worker receives no other task)."""
+    X, y = data
     if method == "ols":
         return _ols_cv(X, y, folds, repeats, rng)
     levels = H.paper_levels(epsilon)
@@ -425,9 +427,10 @@ def sgd_grid(tasks: dict, methods, eps_grid, folds: int, repeats: int, seed: int
     cells = [{"dataset": t, "method": m, "epsilon": e}
              for t in tasks for m in methods for e in eps_grid]
     cells += [{"dataset": t, "method": "ols"} for t in tasks]
-    fn = partial(_sgd_cell, tasks=tasks, folds=folds, repeats=repeats, options=options)
+    fn = partial(_sgd_cell, folds=folds, repeats=repeats, options=options)
     results = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler,
-                       progress=progress, description="HierA SGD")
+                       progress=progress, description="HierA SGD",
+                       inputs=lambda c: {"data": tasks[c["dataset"]]})
     rows = []
     for c, cv in zip(cells, results):
         X = tasks[c["dataset"]][0]

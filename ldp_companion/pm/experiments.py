@@ -79,9 +79,9 @@ def _checked_task(task: MeanTask) -> MeanTask:
     return MeanTask(task.name, _check_tuples(task.X), share)
 
 
-def _mean_cell(dataset, mechanism, epsilon, run, rng, *, tasks, mechanisms) -> float:
-    """One run of one cell: the squared error of the column means, averaged over columns."""
-    task = tasks[dataset]
+def _mean_cell(dataset, mechanism, epsilon, run, rng, *, task, mechanisms) -> float:
+    """One run of one cell: the squared error of the column means, averaged over columns
+    (``task``: the cell's own data set; a worker receives no other)."""
     est = _estimate_mean(task.X, epsilon * task.budget_share, mechanisms[mechanism], rng)
     return float(np.mean((est - task.X.mean(axis=0)) ** 2))
 
@@ -117,9 +117,9 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     eps_grid, named = _eps_list(eps_grid), _by_name(tasks)
     cells = [{"dataset": t.name, "mechanism": m, "epsilon": e, "run": r}
              for t in tasks for m in mechanisms for e in eps_grid for r in range(runs)]
-    fn = partial(_mean_cell, tasks=named, mechanisms=mechanisms)
+    fn = partial(_mean_cell, mechanisms=mechanisms)
     mse = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
-                   description="mean estimation")
+                   description="mean estimation", inputs=lambda c: {"task": named[c["dataset"]]})
     expected = {(t.name, m, e): _expected_mse(t.X, e * t.budget_share, mechanisms[m])
                 for t in tasks for m in mechanisms for e in eps_grid}
     return pd.DataFrame([{"dataset": c["dataset"], "n": named[c["dataset"]].X.shape[0],
@@ -135,10 +135,11 @@ def _error(task: LearningTask, theta) -> float:
     return fl.misclassification_rate(theta, task.X_test, task.y_test)
 
 
-def _fedsgd_cell(task, mechanism, seed, rng, epsilon=None, *, tasks, mechanisms,
+def _fedsgd_cell(task, mechanism, seed, rng, epsilon=None, *, data, mechanisms,
                  options) -> float:
-    """Test error of one LDP-FedSGD run (``epsilon`` None for the non-private baseline)."""
-    t, mech = tasks[task], mechanisms[mechanism]
+    """Test error of one LDP-FedSGD run (``epsilon`` None for the non-private baseline;
+    ``data``: the cell's own task, a worker receives no other)."""
+    t, mech = data, mechanisms[mechanism]
     res = fl.fedsgd(t.X_train, t.y_train, t.task, rng, epsilon=epsilon, mechanism=mech,
                     **options)
     return _error(t, res.theta)
@@ -179,10 +180,10 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
             eps_keys = [{}] if mech is None else [{"epsilon": e} for e in eps_grid]
             cells += [{"task": t.name, "mechanism": label, "seed": s, **k}
                       for k in eps_keys for s in range(seeds)]
-    fn = partial(_fedsgd_cell, tasks=named, mechanisms=mechanisms,
+    fn = partial(_fedsgd_cell, mechanisms=mechanisms,
                  options={"group_size": group_size, "eta0": eta0, "lam": lam})
     errors = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
-                      description="LDP-FedSGD")
+                      description="LDP-FedSGD", inputs=lambda c: {"data": named[c["task"]]})
     rows = []
     for c, err in zip(cells, errors):
         at = [c["epsilon"]] if "epsilon" in c else eps_grid
