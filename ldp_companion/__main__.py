@@ -12,6 +12,8 @@ python -m ldp_companion book --profile default   # chapters in parallel; unchang
 python -m ldp_companion book --force             # re-execute every chapter
 python -m ldp_companion site                     # render only: the package and the HTML
 python -m ldp_companion student --out student/   # notebooks without solutions, self-checks
+python -m ldp_companion data fetch --list        # every data file: present or missing, sizes
+python -m ldp_companion data fetch tvg           # download, check and unpack chapter 2's
 python -m ldp_companion student --edition instructor --out instructor/ --chapters pm hiera
 """
 from __future__ import annotations
@@ -76,6 +78,18 @@ def main(argv: list[str] | None = None) -> int:
                          help="chapter names or numbers (default: every chapter)")
     student.add_argument("--edition", default="student", choices=("student", "instructor"),
                          help="instructor: the same notebooks with the solutions")
+    data = sub.add_parser("data", help="the data files of the chapters")
+    data_sub = data.add_subparsers(dest="data_command", required=True)
+    fetch = data_sub.add_parser("fetch", help="download, check and unpack the missing data "
+                                "files of chapters (default: every chapter)")
+    fetch.add_argument("chapters", nargs="*", metavar="CHAPTER")
+    fetch.add_argument("--list", action="store_true",
+                       help="only list every asset: present or missing, sizes, sources")
+    fetch.add_argument("--profile", choices=runner.PROFILES, default=None,
+                       help="only the files this profile reads (default: every profile's)")
+    fetch.add_argument("--mirror", default=None, help="base URL of a folder serving the same "
+                       "files (default: $LDP_COMPANION_DATA_URL, else the public sources)")
+    fetch.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -96,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "params":
         return _params(args.chapter, args.sync)
+    if args.command == "data":
+        return _data_fetch(args)
     if args.command == "coverage":
         return _coverage(args.chapter, args.json)
     if args.command == "student":
@@ -131,6 +147,33 @@ def _resolved(chapter: str, params: dict) -> dict:
     spec = book.PARAMS[chapter]
     cfg = spec.resolve({**{n: None for n in spec.names}, **params})
     return {"profile": cfg.profile, "seed": cfg.seed, **cfg.values}
+
+
+def _data_fetch(args) -> int:
+    from ldp_companion import data_fetch
+    from ldp_companion.datasets import cache_dir
+
+    chapters = args.chapters or None
+    if args.list:
+        table = data_fetch.status(chapters, args.profile)
+        print(f"data folder: {cache_dir()}")
+        if table.empty:
+            print("these chapters read no data file at this profile")
+            return 0
+        print(table.drop(columns="source").to_string(na_rep=""))
+        for name, row in table[~table["state"].isin(["present", "bundled"])].iterrows():
+            recipe = data_fetch.RECIPES[name]
+            how = recipe.manual or (f"python -m ldp_companion data fetch "
+                                    f"{recipe.chapters[0].split('-')[0]}")
+            print(f"- {name}: {how} (source: {row['source']})")
+        return 0
+    left = data_fetch.fetch(chapters, profile=args.profile, mirror=args.mirror,
+                            progress=not args.quiet)
+    if left:
+        print(f"still missing (see above): {', '.join(left)}")
+        return 1
+    print("every data file of these chapters is in place")
+    return 0
 
 
 def _params(chapter: str | None, sync: bool) -> int:

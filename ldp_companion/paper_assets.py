@@ -140,6 +140,9 @@ def missing_message(names) -> str:
         asset = ASSETS[name]
         lines.append(f"- {name}: missing {', '.join(str(p) for p in paths)}; get it from "
                      f"{asset.source}; {asset.how}.")
+    lines.append("`python -m ldp_companion data fetch CHAPTER` downloads, checks and unpacks "
+                 "every file a program can fetch and says how to get the others "
+                 "(`--list` shows what is there).")
     return "\n".join(lines)
 
 

@@ -1,12 +1,13 @@
-"""Real data sets that cannot be downloaded automatically (Zhao et al. 2020, ``paper`` profile).
+"""Real data sets of the ``paper`` profile of chapter 3 (Zhao et al. 2020), read from the data folder.
 
 The ``paper`` profile of the Three-Outputs / PM-SUB / HM-TP chapter uses four real data sets:
 WISDM (activity recognition, raw accelerometer file v1.1), two IPUMS International census
 extracts (Brazil "BR" and Mexico "MX") and the SensIT Vehicle data (Duarte & Hu 2004) as
 distributed by LIBSVM. None of them is in the offline cache, none has a checksum we could verify
 here, and the IPUMS extracts need a (free) account. So, unlike :mod:`ldp_companion.datasets`,
-nothing here downloads anything: the user fetches the files once and puts them in the same cache
-folder (:func:`ldp_companion.datasets.cache_dir`, i.e. ``$LDP_COMPANION_DATA`` if set)::
+the loaders here download nothing: ``python -m ldp_companion data fetch pm``
+(:mod:`ldp_companion.data_fetch`) fetches WISDM and Vehicle once, and the user makes the IPUMS
+extracts, into the same cache folder (:func:`ldp_companion.datasets.cache_dir`, i.e. ``$LDP_COMPANION_DATA`` if set)::
 
     <cache>/wisdm/WISDM_ar_v1.1_raw.txt
     <cache>/vehicle/combined_scale.bz2, combined_scale.t.bz2   (or combined*, or decompressed)
@@ -151,8 +152,9 @@ def _missing_lines(name: str, which=None) -> list[str]:
 
 
 def _raise_missing(lines: list[str]) -> None:
-    raise DataError(f"{len(lines)} external data file(s) missing; they cannot be downloaded "
-                    f"automatically:\n" + "\n".join(lines) +
+    raise DataError(f"{len(lines)} external data file(s) missing (`python -m ldp_companion "
+                    f"data fetch pm` downloads WISDM and Vehicle; IPUMS needs an account):\n"
+                    + "\n".join(lines) +
                     f"\nPut them at the paths shown, or set {DATA_ENV} to a folder laid out "
                     f"the same way (see data/README.md).")
 
