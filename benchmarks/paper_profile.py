@@ -2,8 +2,10 @@
 
 papermill stores each cell's duration in the notebook it writes, and keeps writing it while the
 run goes on, so a run stopped by a time limit still says which cells finished and how long they
-took. Each cell of the record also lists the parameters its code reads (``cfg.<name>``), so
-that a run with fewer repetitions can be scaled up to the profile's. This script turns one
+took. Each cell of the record also lists the parameters it read (``cfg.<name>`` in its code,
+and every parameter the run noted it read, ``<chapter>.reads.json``) and the experiment grids it
+ran with their wall time (``<chapter>.grids.json``), so that a run at one profile can be
+projected to another and to more workers (:mod:`ldp_companion.planning`). This script turns one
 executed notebook (with its ``.run.json`` when the run finished,
 and the verdicts of its ``.ledger.json`` when there is one) into a JSON record under
 ``benchmarks/results/``; the Reproducibility page shows every record there and compares its
@@ -45,6 +47,8 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
         raise SystemExit(f"{notebook}: no {run_file.name} beside it (the run did not finish); "
                          "give --stopped-after with the time limit it was stopped at")
     cells, short, finished = [], 0.0, 0.0
+    stem = Path(notebook).with_suffix("")
+    reads, grids = (_side_record(stem, kind) for kind in ("reads", "grids"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     for index, cell in enumerate(code):
         meta = cell["metadata"].get("papermill", {})
@@ -57,9 +61,14 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
         elif status != "running":
             continue
         source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        count = str(cell.get("execution_count"))
+        grid = grids.get(count, [])
         cells.append({"cell": index, "code": _first_line(source), "status": status,
                       "seconds": round(seconds, 1),
-                      "uses": sorted(set(re.findall(r"\bcfg\.(\w+)", source)))})
+                      "uses": sorted(set(re.findall(r"\bcfg\.(\w+)", source))
+                                     | set(reads.get(count, []))),
+                      "grid_seconds": round(sum(g["seconds"] for g in grid), 1),
+                      "grids": grid})
     for cell in cells:
         if cell["status"] == "running":
             cell["seconds"] = round(stopped_after - finished, 1)  # at least this long
@@ -76,6 +85,13 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
         "cells": cells,
         "verdicts": _verdicts(Path(notebook)) if verdicts else None,
     }
+
+
+def _side_record(stem: Path, kind: str) -> dict:
+    """``<chapter>.reads.json`` / ``.grids.json`` beside the notebook ({} without one):
+    the parameters each cell read and the grids it ran, by execution count."""
+    path = stem.with_name(f"{stem.name}.{kind}.json")
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _verdicts(notebook: Path) -> dict | None:

@@ -14,6 +14,7 @@ python -m ldp_companion site                     # render only: the package and 
 python -m ldp_companion student --out student/   # notebooks without solutions, self-checks
 python -m ldp_companion data fetch --list        # every data file: present or missing, sizes
 python -m ldp_companion data fetch tvg           # download, check and unpack chapter 2's
+python -m ldp_companion plan hiera --workers 16  # projected time of the paper profile
 python -m ldp_companion student --edition instructor --out instructor/ --chapters pm hiera
 """
 from __future__ import annotations
@@ -90,6 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     fetch.add_argument("--mirror", default=None, help="base URL of a folder serving the same "
                        "files (default: $LDP_COMPANION_DATA_URL, else the public sources)")
     fetch.add_argument("--quiet", action="store_true", help="no progress bars")
+    plan = sub.add_parser("plan", help="a chapter's data and projected run time at a "
+                          "profile, on this machine or on N workers and a GPU")
+    plan.add_argument("chapter", help="chapter name or number")
+    plan.add_argument("--profile", choices=runner.PROFILES, default="paper")
+    plan.add_argument("--workers", type=int, default=None,
+                      help="grid worker processes (default: this machine's cores)")
+    plan.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                      help="cuda: a GPU machine (projected from runs timed on one)")
     args = parser.parse_args(argv)
 
     if args.command == "list":
@@ -112,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         return _params(args.chapter, args.sync)
     if args.command == "data":
         return _data_fetch(args)
+    if args.command == "plan":
+        return _plan(args)
     if args.command == "coverage":
         return _coverage(args.chapter, args.json)
     if args.command == "student":
@@ -173,6 +184,41 @@ def _data_fetch(args) -> int:
         print(f"still missing (see above): {', '.join(left)}")
         return 1
     print("every data file of these chapters is in place")
+    return 0
+
+
+def _plan(args) -> int:
+    from ldp_companion import planning
+
+    p = planning.plan(args.chapter, args.profile, args.workers, args.device)
+    print(f"{p.chapter}, profile {p.profile}, {p.workers} grid workers, device {p.device}\n")
+    print("Data files:")
+    if p.assets.empty:
+        print("  none at this profile")
+    else:
+        assets = p.assets[["state", "on disk (MB)", "download (MB)", "how"]].astype(object)
+        print(assets.where(assets.notna(), "").to_string()
+              .replace("\n", "\n  ").join(["  ", ""]))
+    if p.cells is None:
+        print("\nNo projection: " + "; ".join(p.notes))
+    else:
+        print(f"\nProjected time per cell, from {p.basis}:")
+        table = p.cells.assign(
+            code=p.cells["code"].str.slice(0, 40),
+            cell=[("" if c is None or c != c else str(int(c))) for c in p.cells["cell"]])[
+            ["cell", "code", "measured (s)", "factors", "projected (s)"]]
+        print(table.to_string(index=False, na_rep="", float_format=lambda v: f"{v:,.1f}")
+              .replace("\n", "\n  ").join(["  ", ""]))
+        for what, seconds, _ in p.extra:
+            print(f"  + {what}: {seconds:,.0f} s")
+        bound = "at least " if p.lower_bound else ""
+        print(f"\nTotal, projected: {bound}{p.seconds / 3600:,.2f} h "
+              f"({bound}{p.seconds:,.0f} s); a projection, not a measurement")
+        for note in p.notes:
+            print(f"- {note}")
+    print("\nCommands:")
+    for line in p.commands():
+        print(f"  {line}")
     return 0
 
 

@@ -44,8 +44,7 @@ import numpy as np
 import pandas as pd
 from sklearn import datasets as _sk
 
-from ldp_companion.coverage import LEDGER_DIR_ENV
-from ldp_companion.numbering import CHAPTER_ENV
+from ldp_companion import run_records
 
 __all__ = [
     "DataError", "REGISTRY", "CTG_FEATURES", "FITBIT_COLUMNS", "FITBIT_ACTIVITY_COLUMNS",
@@ -345,24 +344,12 @@ def _read(name: str, base_url=None) -> bytes:
 
 
 def _note_read(name: str, size: int) -> None:
-    """Record that the chapter now running read data file ``name`` (``size`` bytes): the
-    runner's kernel knows the chapter (:data:`numbering.CHAPTER_ENV`) and its output folder
-    (``LDP_COMPANION_LEDGER_DIR``); the rerun page lists what each chapter reads from
-    ``<chapter>.data.json``. Outside a runner's kernel it does nothing."""
-    import json
+    """Record that the chapter now running read data file ``name`` (``size`` bytes) in its
+    ``<chapter>.data.json`` (:mod:`ldp_companion.run_records`; the rerun page lists it)."""
+    def add(seen: dict) -> None:
+        seen[name] = {"bytes": size, "source": REGISTRY[name]["url"]}
 
-    chapter, folder = os.environ.get(CHAPTER_ENV), os.environ.get(LEDGER_DIR_ENV)
-    if not (chapter and folder and Path(folder).is_dir()):
-        return
-    path = Path(folder) / f"{chapter}.data.json"
-    try:  # grid workers read files at once: a record being replaced reads as empty
-        seen = json.loads(path.read_text())
-    except (OSError, ValueError):
-        seen = {}
-    seen[name] = {"bytes": size, "source": REGISTRY[name]["url"]}
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(seen, indent=1, sort_keys=True))
-    os.replace(tmp, path)  # atomic: a reader never sees a half-written record
+    run_records.update("data", add)
 
 
 def describe() -> pd.DataFrame:

@@ -13,11 +13,13 @@ import hashlib
 import os
 import pickle
 import sys
+import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ldp_companion import run_records
 from ldp_companion.grid_store import (_MISSING, GridStore, cell_file, fingerprint, load_cell,
                                       open_store, save_cell)
 
@@ -108,6 +110,7 @@ def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int |
         raise ValueError(f"n_jobs must be a positive integer, -1 or None, got {n_jobs!r}")
     if n_jobs is None and os.environ.get(JOBS_ENV, "").isdigit():
         n_jobs = max(1, int(os.environ[JOBS_ENV]))
+    started = time.perf_counter()
     extra = _cell_inputs(inputs, cells)
     stored = open_store(store)
     paths = _cell_files(stored, store is not None, fn, seed, description, cells, extra)
@@ -136,7 +139,27 @@ def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int |
         stored.computed += len(todo)
     if bar is not None:
         bar.close()
+    _note_grid(description, len(cells), len(todo), n_jobs, scheduler,
+               time.perf_counter() - started)
     return out
+
+
+def _note_grid(description, cells, computed, n_jobs, scheduler, seconds) -> None:
+    """Record the grid in the running chapter's ``<chapter>.grids.json`` (by the notebook
+    cell that ran it; :mod:`ldp_companion.run_records`)."""
+    cell = run_records.current_cell()
+    if cell is None:
+        return
+    workers = ("dask" if scheduler is not None else
+               1 if n_jobs == 1 or computed <= 1 else n_jobs if n_jobs and n_jobs > 0
+               else os.cpu_count() or 1)
+
+    def add(grids: dict) -> None:
+        grids.setdefault(str(cell), []).append(
+            {"grid": description, "cells": cells, "computed": computed, "workers": workers,
+             "seconds": round(seconds, 2)})
+
+    run_records.update("grids", add)
 
 
 def _cell_inputs(inputs, cells) -> list[dict]:

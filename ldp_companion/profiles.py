@@ -54,6 +54,26 @@ def every_profile(value) -> dict:
     return {p: value for p in PROFILES}
 
 
+_READS: set = set()
+
+
+def _note_read(name: str) -> None:
+    """Note, once per cell, that the running notebook cell read parameter ``name``
+    (``<chapter>.reads.json``, :mod:`ldp_companion.run_records`: timing records scale a
+    cell's time by the parameters it reads)."""
+    from ldp_companion import run_records
+
+    cell = run_records.current_cell()
+    if cell is None or (cell, name) in _READS:
+        return
+    _READS.add((cell, name))
+
+    def add(reads: dict) -> None:
+        reads[str(cell)] = sorted(set(reads.get(str(cell), [])) | {name})
+
+    run_records.update("reads", add)
+
+
 @dataclass
 class ChapterConfig:
     """The parameters in force for one run of a chapter (attribute access by name)."""
@@ -67,6 +87,7 @@ class ChapterConfig:
     def __getattr__(self, name):
         values = self.__dict__.get("values", {})
         if name in values:
+            _note_read(name)
             return values[name]
         raise AttributeError(f"no parameter {name!r}; known: {', '.join(values)}")
 

@@ -133,7 +133,8 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
             prelude, metadata={"tags": ["remove-cell", "prelude"]}))
     os.environ[LEDGER_DIR_ENV] = str(out_dir)
     os.environ[CHAPTER_ENV] = Path(source).stem  # the kernel numbers "Figure 3.2" with it
-    (out_dir / f"{Path(source).stem}.data.json").unlink(missing_ok=True)  # datasets rewrites it
+    for kind in ("data", "reads", "grids"):  # the kernel writes them afresh (run_records)
+        (out_dir / f"{Path(source).stem}.{kind}.json").unlink(missing_ok=True)
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()
     try:

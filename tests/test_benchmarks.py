@@ -84,6 +84,9 @@ def test_stored_records_have_what_the_reproducibility_page_reads():
         if path.name.startswith("scaling-"):
             for res in rec["grids"].values():
                 assert res["rows"][0]["workers"] == 1 and res["rows"][0]["speed-up"] == 1.0
+        elif path.name.startswith("type1-"):  # benchmarks/type1_steps.py
+            assert {r["task"] for r in rec["rows"]} == {"mnist", "credit", "adult"}
+            assert all(r["hours_one_worker"] > 0 for r in rec["rows"])
         else:
             assert rec["cells"] and rec["chapter"] in path.name, path.name
             assert all("uses" in c for c in rec["cells"]), path.name

@@ -50,11 +50,14 @@ def mnist_setup(cfg) -> tuple[str, dict, str | None]:
     return mnist, {**sizes, "n_test_2": _N_TEST_2}, message
 
 
-def grid_options(cfg, mnist: str, sizes: dict) -> dict:
+def grid_options(cfg, mnist: str, sizes: dict, kind: str | None = None) -> dict:
     """The keyword arguments of each experiment type's grid (``"I"``:
     :func:`~ldp_companion.tvg.experiments.type1_grid`, ``"II"``, ``"III"``) beyond its
     mechanisms, ε grid, runs and seed: the sizes of :func:`mnist_setup`, the run's epochs,
-    clip, lot and worker processes."""
+    clip, lot and worker processes; only ``kind``'s when given (the cell that runs the grid
+    then reads its parameters itself, which the timing records see)."""
+    if kind is not None:
+        return grid_options(cfg, mnist, sizes)[kind]
     return {
         "I": {"clip": cfg.clip_1, "lot": cfg.lot_1, "epochs": cfg.epochs_1,
               "n_jobs": cfg.n_jobs},

@@ -1,0 +1,131 @@
+"""``plan``: projections from timing records (work ratios, worker speed-ups, lower bounds),
+and the per-cell records a chapter run writes for them (parameters read, grids run)."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from ldp_companion import grid, planning, profiles, run_records
+from ldp_companion.__main__ import main
+from ldp_companion.ledger import LEDGER_DIR_ENV
+from ldp_companion.numbering import CHAPTER_ENV
+
+from test_grid import CELLS, mean_error
+
+
+def test_work_of_a_parameter_value():
+    assert planning.work(100) == 100 and planning.work([0.5, 1.0, 2.0]) == 3
+    assert planning.work({"a": 3, "b": 5}) == 8 and planning.work(0.5) == 1.0
+    assert planning.work(None) is None and planning.work("all") is None
+    assert planning._ratio(10, 100) == 10 and planning._ratio([], [1, 2]) is None
+    assert planning._ratio({"digits": 20, "mnist": 10}, 20) == pytest.approx(20 / 15)
+    assert planning._ratio(5000, None) is None and planning._ratio(True, False) is None
+
+
+def _scaling(folder, rows):
+    (folder / "scaling-test.json").write_text(json.dumps(
+        {"machine": "16 cores", "grids": {"g": {"runs": 1, "rows": [
+            {"workers": w, "speed-up": s} for w, s in rows]}}}))
+
+
+def test_speedup_interpolates_the_measured_efficiency(tmp_path):
+    _scaling(tmp_path, [(1, 1.0), (2, 2.0), (8, 4.0)])
+    assert planning.speedup(1, tmp_path) == 1.0
+    assert planning.speedup(2, tmp_path) == 2.0 and planning.speedup(8, tmp_path) == 4.0
+    # between 2 (efficiency 1) and 8 (0.5), 4 is halfway in log2: efficiency 0.75
+    assert planning.speedup(4, tmp_path) == pytest.approx(3.0)
+    assert planning.speedup(16, tmp_path) == pytest.approx(8.0)  # efficiency held at 0.5
+
+
+def _record(folder, machine="2 cores, no GPU", **kw):
+    rec = {"chapter": "05-hiera", "parameters": {"profile": "paper", "cv_repeats": 1},
+           "machine": machine, "complete": True, "seconds": 130.0, "cells": [
+               {"cell": 3, "code": "tasks = ...", "status": "completed", "seconds": 100.0,
+                "uses": ["cv_repeats", "seed"], "grid_seconds": 80.0, "grids": [{}]},
+               {"cell": 5, "code": "audit", "status": "completed", "seconds": 20.0,
+                "uses": ["n_audit"]},
+               {"cell": None, "code": "other cells", "status": "completed", "seconds": 10.0,
+                "uses": []}], **kw}
+    (folder / "05-hiera-test.json").write_text(json.dumps(rec))
+    return rec
+
+
+def test_projection_scales_work_and_divides_the_grid_share(tmp_path):
+    _scaling(tmp_path, [(1, 1.0), (2, 2.0), (8, 4.0)])
+    rec = _record(tmp_path)
+    table = planning.project(rec, "paper", 8, tmp_path).set_index("code")
+    # cv_repeats 1 -> 10; 80 s of grid on 2 workers -> on 8 workers speed-up 4 over 2
+    assert table.loc["tasks = ...", "work ×"] == 10
+    assert table.loc["tasks = ...", "projected (s)"] == pytest.approx((20 + 80 * 2 / 4) * 10)
+    assert table.loc["audit", "projected (s)"] == 20.0  # n_audit: the record ran paper's
+    smoke = planning.project(rec, "smoke", 2, tmp_path).set_index("code")
+    assert smoke.loc["audit", "work ×"] == pytest.approx(200_000 / 10_000_000)
+    p = planning.plan("hiera", "paper", 8, "cpu", tmp_path)
+    assert p.seconds == pytest.approx((20 + 40) * 10 + 20 + 10)
+    assert not p.lower_bound and "05-hiera-test.json" in p.basis
+
+
+def test_a_plan_without_a_record_or_with_unmeasured_work_says_so(tmp_path):
+    p = planning.plan("hiera", "paper", 4, "cpu", tmp_path)
+    assert p.cells is None and p.seconds is None and "no run" in p.notes[0]
+    rec = _record(tmp_path)
+    rec["parameters"]["profile"] = "smoke"  # smoke's eps lists differ only in length
+    (tmp_path / "05-hiera-test.json").write_text(json.dumps(rec))
+    gpu = planning.plan("hiera", "paper", 16, "cuda", tmp_path)
+    assert "no run of this chapter was timed on a GPU" in gpu.notes[0]
+    tvg = planning.plan("tvg", "paper", 16, "cpu")  # shipped records: paper networks unmeasured
+    assert tvg.lower_bound and "paper_tasks" in tvg.unmeasured
+    with pytest.raises(ValueError, match="workers"):
+        planning.plan("hiera", "paper", 0)
+    with pytest.raises(ValueError, match="device"):
+        planning.plan("hiera", "paper", 2, "tpu")
+
+
+def test_every_chapter_has_a_projection_from_the_shipped_records(capsys):
+    table = planning.summary()
+    assert list(table.index) == ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
+                                 "05-hiera"]
+    hours = table.drop(columns="from")
+    assert not (hours == "—").any().any()
+    for chapter in table.index:
+        assert main(["plan", chapter.split("-")[0], "--workers", "16"]) == 0
+        out = capsys.readouterr().out
+        assert "Total, projected:" in out and "data fetch" in out and "--out runs/" in out
+
+
+def test_a_run_notes_the_parameters_each_cell_reads(tmp_path, monkeypatch):
+    monkeypatch.setenv(CHAPTER_ENV, "05-hiera")
+    monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(run_records, "current_cell", lambda: 7)
+    monkeypatch.setattr(profiles, "_READS", set())
+    cfg = profiles.ChapterConfig("smoke", 0, {"runs": 3, "n_mc": 10})
+    assert cfg.runs == 3 and cfg.runs == 3
+    monkeypatch.setattr(run_records, "current_cell", lambda: 8)
+    assert cfg.n_mc == 10
+    assert json.loads((tmp_path / "05-hiera.reads.json").read_text()) == {
+        "7": ["runs"], "8": ["n_mc"]}
+    grid.run_grid(mean_error, CELLS[:3], seed=1, n_jobs=1, description="test grid")
+    noted = json.loads((tmp_path / "05-hiera.grids.json").read_text())["8"]
+    assert [(g["grid"], g["cells"], g["workers"]) for g in noted] == [("test grid", 3, 1)]
+    assert noted[0]["seconds"] >= 0
+    monkeypatch.delenv(CHAPTER_ENV)  # outside a runner's kernel: nothing is written
+    assert run_records.record_path("reads") is None
+
+
+def test_timing_record_joins_reads_and_grids(tmp_path, monkeypatch):
+    from test_benchmarks import _load, _notebook
+
+    paper_profile = _load("paper_profile", monkeypatch)
+    path = _notebook(tmp_path, [("completed", 0.5), ("completed", 30.0)], 31)
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        cell["execution_count"] = i + 2
+    path.write_text(json.dumps(nb))
+    (tmp_path / "05-hiera.reads.json").write_text(json.dumps({"3": ["n_real"]}))
+    (tmp_path / "05-hiera.grids.json").write_text(json.dumps(
+        {"3": [{"grid": "g", "cells": 4, "computed": 4, "workers": 2, "seconds": 25.0}]}))
+    cell = paper_profile.record(path, "2 cores")["cells"][0]
+    assert cell["uses"] == ["n_real", "runs", "seed"] and cell["grid_seconds"] == 25.0
+    assert math.isclose(cell["seconds"], 30.0)
