@@ -80,23 +80,36 @@ def _ratio(measured, target) -> float | None:
     return b / a
 
 
-def _scaling_points(folder: Path) -> dict[int, float]:
-    """Mean speed-up per worker count over the measured grids."""
+#: The grids of ``benchmarks/scaling.py`` by the name :func:`~ldp_companion.grid.run_grid`
+#: gives them (its ``description``), as the chapters' run records name them.
+SCALED_GRIDS = {"hiera-sgd": "HierA SGD", "pm-fedsgd": "LDP-FedSGD",
+                "hiera-mean": "HierA mean estimation", "pm-mean": "mean estimation"}
+
+
+def _scaling_points(folder: Path, grid: str | None = None) -> dict[int, float]:
+    """Speed-up per worker count of ``grid`` (a run_grid description) where it was measured,
+    else the mean over the measured grids."""
     points: dict[int, list[float]] = {}
+    own: dict[int, list[float]] = {}
     for path in sorted(folder.glob("scaling-*.json")):
-        for grid in json.loads(path.read_text())["grids"].values():
-            for row in grid["rows"]:
-                points.setdefault(int(row["workers"]), []).append(float(row["speed-up"]))
-    return {n: sum(v) / len(v) for n, v in points.items()}
+        for name, res in json.loads(path.read_text())["grids"].items():
+            for row in res["rows"]:
+                n, s = int(row["workers"]), float(row["speed-up"])
+                points.setdefault(n, []).append(s)
+                if grid is not None and SCALED_GRIDS.get(name, name) == grid:
+                    own.setdefault(n, []).append(s)
+    chosen = own or points
+    return {n: sum(v) / len(v) for n, v in chosen.items()}
 
 
-def speedup(workers: int, folder: Path | None = None) -> float:
-    """Speed-up of a grid on ``workers`` processes over one, from the measured scaling
-    (mean over the grids; efficiency interpolated in log2 of the workers, held beyond the
-    largest count measured; ``workers`` itself without any measurement)."""
+def speedup(workers: int, folder: Path | None = None, grid: str | None = None) -> float:
+    """Speed-up of a grid on ``workers`` processes over one, from the measured scaling: that
+    grid's own when it was measured (``grid``: its run_grid description), else the mean over
+    the measured grids; efficiency interpolated in log2 of the workers, held beyond the
+    largest count measured; ``workers`` itself without any measurement."""
     if workers <= 1:
         return 1.0
-    points = _scaling_points(RESULTS if folder is None else Path(folder))
+    points = _scaling_points(RESULTS if folder is None else Path(folder), grid)
     points[1] = 1.0
     eff = {n: s / n for n, s in points.items()}
     counts = sorted(eff)
@@ -142,7 +155,10 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
     measured = _values(spec, run_profile, rec["parameters"])
     target = _values(spec, profile, {})
     rec_workers = cores(rec)
-    gain = speedup(rec_workers, folder) / speedup(workers, folder)
+
+    def gain(grid=None):
+        return speedup(rec_workers, folder, grid) / speedup(workers, folder, grid)
+
     rows = []
     for cell in rec["cells"]:
         factors, unknown = {}, []
@@ -155,17 +171,21 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
             elif r != 1.0:
                 factors[name] = r
         seconds = float(cell["seconds"])
-        if "grid_seconds" in cell and cell.get("grids"):
-            parallel = min(float(cell["grid_seconds"]), seconds)
+        if cell.get("grids"):  # each grid's wall time by its own measured speed-up
+            grids = [(float(g["seconds"]), g["grid"]) for g in cell["grids"]
+                     if g.get("workers") != 1]
         else:
-            parallel = seconds if "n_jobs" in cell.get("uses", []) else 0.0
+            grids = [(seconds, None)] if "n_jobs" in cell.get("uses", []) else []
+        parallel = min(sum(t for t, _ in grids), seconds)
+        fast = sum(t * gain(g) for t, g in grids) * (parallel / max(sum(t for t, _ in grids),
+                                                                   1e-12))
         scale = math.prod(factors.values())
         rows.append({"cell": cell["cell"], "code": cell["code"], "measured (s)": seconds,
                      "work ×": scale, "factors": ", ".join(f"{k} × {v:.3g}"
                                                           for k, v in factors.items()),
                      "not comparable": ", ".join(unknown),
                      "grid share": parallel / seconds if seconds else 0.0,
-                     "projected (s)": (seconds - parallel + parallel * gain) * scale})
+                     "projected (s)": (seconds - parallel + fast) * scale})
     return pd.DataFrame(rows)
 
 

@@ -56,10 +56,12 @@ def update(kind: str, change: Callable[[dict], None]) -> None:
 
 
 def current_cell() -> int | None:
-    """The execution count of the notebook cell running now (None outside IPython)."""
+    """The execution count of the notebook cell running now, as the executed notebook shows
+    it (None outside IPython). While a cell runs, the shell's counter already holds the next
+    cell's number (tested with a real kernel in ``tests/test_planning.py``)."""
     try:
         from IPython import get_ipython
     except ImportError:
         return None
     shell = get_ipython()
-    return None if shell is None else int(shell.execution_count)
+    return None if shell is None else int(shell.execution_count) - 1

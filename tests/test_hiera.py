@@ -857,6 +857,28 @@ def test_ldp_linreg_runs_and_learns():
         H.ldp_linreg(2 * X, y, "hiera", L, rng)
 
 
+@pytest.mark.parametrize("method", ["hiera", "pm", "none"])
+def test_cross_validation_fits_each_fold_as_ldp_linreg_on_its_copy(method):
+    """Cross-validation indexes the training rows instead of copying them (a paper-size fold
+    is over a gigabyte); every fold's fit is still exactly ``ldp_linreg`` on the copy."""
+    rng = np.random.default_rng(SEED)
+    X, y = _synthetic_regression(3_000, 3, rng)
+    L = H.paper_levels(1.0)
+    got = H.cross_val_mse(X, y, method, L, np.random.default_rng(5), folds=3, repeats=2,
+                          mu=3, lr_schedule="1/sqrt(t)")
+    ref_rng, want = np.random.default_rng(5), np.empty((2, 3))
+    for r in range(2):
+        parts = np.array_split(ref_rng.permutation(len(y)), 3)
+        for f, test in enumerate(parts):
+            train = np.concatenate(parts[:f] + parts[f + 1:])
+            fit = H.ldp_linreg(X[train], y[train], method, L, ref_rng, mu=3,
+                               lr_schedule="1/sqrt(t)")
+            want[r, f] = H.sgd.mse(fit.beta, X[test], y[test])
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError, match="unknown options"):
+        H.cross_val_mse(X, y, method, L, rng, step=0.1)
+
+
 # --------------------------------------------------------------------------------------
 # Validation (hypothesis)
 # --------------------------------------------------------------------------------------

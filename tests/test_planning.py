@@ -24,10 +24,12 @@ def test_work_of_a_parameter_value():
     assert planning._ratio(5000, None) is None and planning._ratio(True, False) is None
 
 
-def _scaling(folder, rows):
-    (folder / "scaling-test.json").write_text(json.dumps(
-        {"machine": "16 cores", "grids": {"g": {"runs": 1, "rows": [
-            {"workers": w, "speed-up": s} for w, s in rows]}}}))
+def _scaling(folder, rows, other=None):
+    grids = {"g": {"runs": 1, "rows": [{"workers": w, "speed-up": s} for w, s in rows]}}
+    if other:
+        grids["h"] = {"runs": 1, "rows": [{"workers": w, "speed-up": s} for w, s in other]}
+    (folder / "scaling-test.json").write_text(json.dumps({"machine": "16 cores",
+                                                          "grids": grids}))
 
 
 def test_speedup_interpolates_the_measured_efficiency(tmp_path):
@@ -37,13 +39,18 @@ def test_speedup_interpolates_the_measured_efficiency(tmp_path):
     # between 2 (efficiency 1) and 8 (0.5), 4 is halfway in log2: efficiency 0.75
     assert planning.speedup(4, tmp_path) == pytest.approx(3.0)
     assert planning.speedup(16, tmp_path) == pytest.approx(8.0)  # efficiency held at 0.5
+    _scaling(tmp_path, [(1, 1.0), (2, 2.0), (8, 4.0)], other=[(1, 1.0), (2, 1.0), (8, 2.0)])
+    assert planning.speedup(8, tmp_path, "g") == 4.0      # a grid's own measured speed-up
+    assert planning.speedup(8, tmp_path, "h") == 2.0
+    assert planning.speedup(8, tmp_path) == 3.0           # any other: the mean
 
 
 def _record(folder, machine="2 cores, no GPU", **kw):
     rec = {"chapter": "05-hiera", "parameters": {"profile": "paper", "cv_repeats": 1},
            "machine": machine, "complete": True, "seconds": 130.0, "cells": [
                {"cell": 3, "code": "tasks = ...", "status": "completed", "seconds": 100.0,
-                "uses": ["cv_repeats", "seed"], "grid_seconds": 80.0, "grids": [{}]},
+                "uses": ["cv_repeats", "seed"], "grid_seconds": 80.0,
+                "grids": [{"grid": "g", "cells": 50, "workers": 2, "seconds": 80.0}]},
                {"cell": 5, "code": "audit", "status": "completed", "seconds": 20.0,
                 "uses": ["n_audit"]},
                {"cell": None, "code": "other cells", "status": "completed", "seconds": 10.0,
@@ -129,3 +136,34 @@ def test_timing_record_joins_reads_and_grids(tmp_path, monkeypatch):
     cell = paper_profile.record(path, "2 cores")["cells"][0]
     assert cell["uses"] == ["n_real", "runs", "seed"] and cell["grid_seconds"] == 25.0
     assert math.isclose(cell["seconds"], 30.0)
+
+
+def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_path):
+    """papermill's execution counts and the kernel's own agree: the record puts each read and
+    each grid in the cell that made it."""
+    from test_benchmarks import _load
+
+    source = tmp_path / "05-hiera.md"
+    source.write_text(
+        "---\njupyter:\n  kernelspec:\n    name: python3\n    display_name: Python 3\n---\n\n"
+        "```python\nfrom ldp_companion.profiles import ChapterConfig\n"
+        "from ldp_companion.grid import run_grid\n"
+        "cfg = ChapterConfig('smoke', 0, {'runs': 2, 'n_mc': 5})\n```\n\n"
+        "```python\nx = cfg.runs\n```\n\n"
+        "```python\nimport time\ny = cfg.n_mc\n"
+        "out = run_grid(lambda a, rng: (time.sleep(2.5), a)[1], [{'a': 1}], 0, n_jobs=1)\n"
+        "time.sleep(0.2)\n```\n")
+    from ldp_companion import runner
+
+    notebook = runner.execute(source, tmp_path / "out", record=True)
+
+    class Pytest:  # _load wants a monkeypatch for the thread variables
+        def delenv(self, *a, **k):
+            pass
+
+    paper_profile = _load("paper_profile", Pytest())
+    cells = paper_profile.record(notebook, "2 cores")["cells"]
+    grid_cell = next(c for c in cells if c["code"] == "import time")
+    assert grid_cell["uses"] == ["n_mc"] and grid_cell["grid_seconds"] >= 2.4
+    reads = json.loads((tmp_path / "out/05-hiera.reads.json").read_text())
+    assert sorted(reads.values()) == [["n_mc"], ["runs"]]

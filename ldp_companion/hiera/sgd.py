@@ -24,6 +24,7 @@ HierA's pool clipping also bounds its gradient estimates, which Harmony and PM d
 """
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 
@@ -210,6 +211,15 @@ def ldp_linreg(X, y, method: str, levels: Levels, rng: np.random.Generator, *,
     levels = _check_levels(levels)
     X, y = _check_xy(X, y)
     rng = check_rng(rng)
+    opts = _checked_options(X.shape[1], levels, method, mu, rule, hiera_clip, group,
+                            lr_schedule, lr0, lam, multidim, bias_level)
+    attr = _attribute_levels(X, y, levels, opts.pop("bias_level"))
+    return _fit(X, y, attr, np.arange(len(y)), levels, rng, **opts)
+
+
+def _checked_options(d, levels, method, mu, rule, hiera_clip, group, lr_schedule, lr0, lam,
+                     multidim, bias_level) -> dict:
+    """:func:`ldp_linreg`'s options, checked once (``group`` resolved for ``d`` features)."""
     _check_choice(method, SGD_METHODS, "method")
     _check_choice(lr_schedule, LR_SCHEDULES, "lr_schedule")
     check_mu(mu, levels.k)
@@ -217,17 +227,26 @@ def ldp_linreg(X, y, method: str, levels: Levels, rng: np.random.Generator, *,
     lr0 = check_epsilon(lr0, "lr0")
     if not (np.isfinite(lam) and lam >= 0):
         raise ValueError(f"lam must be finite and >= 0, got {lam!r}")
-    n, d = X.shape
     G = group_size(d, float(levels.epsilons.min())) if group is None \
         else check_positive_int(group, "group")
+    _check_choice(multidim, MULTIDIM, "multidim")
+    _check_choice(bias_level, BIAS_LEVELS, "bias_level")
+    return {"method": method, "mu": mu, "rule": rule, "hiera_clip": hiera_clip, "group": G,
+            "lr_schedule": lr_schedule, "lr0": lr0, "lam": lam, "multidim": multidim,
+            "bias_level": bias_level}
+
+
+def _fit(X, y, attr, rows, levels, rng, *, method, mu, rule, hiera_clip, group, lr_schedule,
+         lr0, lam, multidim) -> SGDResult:
+    """:func:`ldp_linreg` on the users ``rows`` of ``(X, y)`` (checked arguments; ``attr``:
+    every user's component levels). Indexing by ``rows`` leaves the draws, and so the fit,
+    exactly those of ``ldp_linreg(X[rows], y[rows], ...)`` without copying the data."""
+    n, G = len(rows), group
     n_iter = n // G
     if n_iter == 0:
         raise ValueError(f"group must be <= n = {n} for at least one iteration, got {G}")
-    _check_choice(multidim, MULTIDIM, "multidim")
-    _check_choice(bias_level, BIAS_LEVELS, "bias_level")
-    attr = _attribute_levels(X, y, levels, bias_level)
-    order = rng.permutation(n)
-    beta = np.zeros(d + 1)
+    order = rows[rng.permutation(n)]
+    beta = np.zeros(X.shape[1] + 1)
     for t in range(1, n_iter + 1):
         idx = order[(t - 1) * G:t * G]
         grads = clipped_gradients(beta, X[idx], y[idx], lam)
@@ -266,11 +285,19 @@ def cross_val_mse(X, y, method: str, levels: Levels, rng: np.random.Generator, *
     repeats = check_positive_int(repeats, "repeats")
     if not 2 <= folds <= len(y):
         raise ValueError(f"folds must be in 2..n = 2..{len(y)}, got {folds}")
+    levels = _check_levels(levels)
+    known = {k: p.default for k, p in inspect.signature(ldp_linreg).parameters.items()
+             if p.kind is p.KEYWORD_ONLY}
+    unknown = set(options) - set(known)
+    if unknown:
+        raise TypeError(f"unknown options of ldp_linreg: {sorted(unknown)}")
+    opts = _checked_options(X.shape[1], levels, method, **{**known, **options})
+    attr = _attribute_levels(X, y, levels, opts.pop("bias_level"))  # once for every fold
     out = np.empty((repeats, folds))
     for r in range(repeats):
         parts = np.array_split(rng.permutation(len(y)), folds)
         for f, test in enumerate(parts):
             train = np.concatenate(parts[:f] + parts[f + 1:])
-            fit = ldp_linreg(X[train], y[train], method, levels, rng, **options)
+            fit = _fit(X, y, attr, train, levels, rng, **opts)
             out[r, f] = mse(fit.beta, X[test], y[test])
     return out
