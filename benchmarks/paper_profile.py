@@ -74,6 +74,12 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
             cell["seconds"] = round(stopped_after - finished, 1)  # at least this long
     cells.append({"cell": None, "code": "other cells", "status": "completed",
                   "seconds": round(short, 1), "uses": []})
+    index_of = {str(c.get("execution_count")): i for i, c in enumerate(code)}
+    first_read = {}
+    for count, names in sorted(reads.items(), key=lambda kv: int(kv[0])):
+        for name in names:
+            if count in index_of:
+                first_read.setdefault(name, index_of[count])
     return {
         "chapter": Path(notebook).stem,
         "parameters": nb["metadata"].get("papermill", {}).get("parameters", {}),
@@ -83,6 +89,7 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
         "finished": run["finished"] if run else None,
         "versions": run["versions"] if run else None,
         "cells": cells,
+        "first_read": first_read,
         "verdicts": _verdicts(Path(notebook)) if verdicts else None,
     }
 

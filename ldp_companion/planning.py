@@ -150,7 +150,9 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
     """
     from ldp_companion import book
 
-    spec = book.PARAMS[rec["chapter"]].spec
+    params = book.PARAMS[rec["chapter"]]
+    spec = params.spec
+    sized_after = {p: rec.get("first_read", {}).get(p) for p in params.data_size}
     run_profile = rec["parameters"].get("profile", "default")
     measured = _values(spec, run_profile, rec["parameters"])
     target = _values(spec, profile, {})
@@ -162,7 +164,10 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
     rows = []
     for cell in rec["cells"]:
         factors, unknown = {}, []
-        for name in cell.get("uses", []):
+        uses = set(cell.get("uses", [])) | {
+            p for p, first in sized_after.items()
+            if first is not None and cell["cell"] is not None and cell["cell"] > first}
+        for name in sorted(uses):
             if name in NOT_WORK or name not in spec:
                 continue
             r = _ratio(measured[name], target[name])

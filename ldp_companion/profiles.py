@@ -157,9 +157,13 @@ class ChapterParams:
         Optional extras of the package the chapter needs (``("torch",)``): :meth:`resolve`,
         the chapter's first step, stops with one line saying what to install when one is
         missing.
+    data_size : tuple of str
+        Parameters that size the data every later cell works on (chapter 4's ``expand``):
+        a timing projection (:mod:`ldp_companion.planning`) scales each cell after the one
+        that read them, not only the cells that read them.
     """
 
-    def __init__(self, chapter: str, spec: dict, requires: tuple = ()):
+    def __init__(self, chapter: str, spec: dict, requires: tuple = (), data_size: tuple = ()):
         unknown = set(requires) - set(EXTRAS)
         if unknown:
             raise ValueError(f"{chapter}: unknown extras {sorted(unknown)}; known: {list(EXTRAS)}")
@@ -173,9 +177,13 @@ class ChapterParams:
             missing = set(PROFILES) - set(entry[1])
             if missing:
                 raise ValueError(f"{chapter}: parameter {name!r} has no value for {sorted(missing)}")
+        if set(data_size) - set(spec):
+            raise ValueError(f"{chapter}: data_size names unknown parameters "
+                             f"{sorted(set(data_size) - set(spec))}")
         self.chapter = chapter
         self.spec = dict(spec)
         self.requires = tuple(requires)
+        self.data_size = tuple(data_size)
 
     def require(self) -> None:
         """Stop with one line saying what to install when an extra the chapter needs is

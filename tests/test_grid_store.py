@@ -161,3 +161,17 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, n_jobs):
         sys.modules.pop("fig3", None)
     pd.testing.assert_frame_equal(pd.read_pickle(tmp_path / "table.pkl"), whole,
                                   check_exact=True)
+
+
+def test_dask_workers_store_their_cells_and_a_rerun_reads_them(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    store = GridStore(tmp_path)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None, processes=True) as cluster:
+        first = run_grid(mean_error, CELLS, seed=3, scheduler=cluster.scheduler_address,
+                         store=store)
+        assert len(_cells(tmp_path)) == len(CELLS)  # written by the workers
+        again = run_grid(mean_error, CELLS, seed=3, scheduler=cluster.scheduler_address,
+                         store=store)
+    assert again == first == run_grid(mean_error, CELLS, seed=3, n_jobs=1, store=False)
+    assert (store.reused, store.computed) == (len(CELLS), len(CELLS))

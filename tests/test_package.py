@@ -74,3 +74,5 @@ def test_wheel_from_the_site_runs_a_downloaded_notebook(tmp_path):
     assert record["parameters"]["profile"] == record["resolved"]["profile"] == "smoke"
     clean["LDP_COMPANION_LEDGER_DIR"] = str(work / "cli")
     assert "A-audit" in cli("coverage", "A")
+    assert "cifar10" in cli("data", "fetch", "--list")      # the recipes ship
+    assert "Total, projected" in cli("plan", "hiera", "--workers", "16")  # and the records

@@ -167,3 +167,18 @@ def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_pa
     assert grid_cell["uses"] == ["n_mc"] and grid_cell["grid_seconds"] >= 2.4
     reads = json.loads((tmp_path / "out/05-hiera.reads.json").read_text())
     assert sorted(reads.values()) == [["n_mc"], ["runs"]]
+
+
+def test_data_size_parameters_scale_every_later_cell(tmp_path):
+    """Chapter 4's ``expand`` sizes the table every later cell trains on: a cell after the
+    one that read it is scaled by it, a cell before is not."""
+    rec = {"chapter": "04-spof", "parameters": {"profile": "default"}, "machine": "2 cores",
+           "seconds": 30.0, "first_read": {"expand": 17}, "cells": [
+               {"cell": 5, "code": "before", "seconds": 10.0, "uses": []},
+               {"cell": 26, "code": "after", "seconds": 20.0, "uses": ["timing_repeats"]}]}
+    table = planning.project(rec, "paper", 2, tmp_path).set_index("code")
+    assert table.loc["before", "work ×"] == 1.0
+    assert table.loc["after", "work ×"] == pytest.approx(80 / 20 * 5 / 3)
+    with pytest.raises(ValueError, match="data_size names unknown"):
+        profiles.ChapterParams("x", {"n": ("n", {"smoke": 1, "default": 1, "paper": 1})},
+                               data_size=("m",))

@@ -41,4 +41,4 @@ PARAMS = ChapterParams("04-spof", {
     "device": ("torch device (None: CUDA when present, else the CPU)", every_profile(None)),
     "n_jobs": ("worker processes of the experiment grids (None: every core)",
                every_profile(None)),
-}, requires=("torch",))
+}, requires=("torch",), data_size=("expand",))
