@@ -238,16 +238,16 @@ class Plan:
     #: Parameters whose work at this profile the measured run does not do (nor a separate
     #: record): the projection leaves that work out and is a lower bound.
     unmeasured: list = field(default_factory=list)
+    #: The record's run was stopped: its running cell's time is a lower bound.
+    stopped: bool = False
 
     @property
     def lower_bound(self) -> bool:
-        return bool(self.unmeasured)
+        return bool(self.unmeasured) or self.stopped
 
     def commands(self) -> list[str]:
         number = self.chapter.split("-")[0]
         run = f"python -m ldp_companion run {number} -p profile {self.profile} --out runs/"
-        if self.device == "cuda" and self.chapter == "04-spof":
-            run += " -p device cuda"
         return [f"python -m ldp_companion data fetch {number} --profile {self.profile}",
                 run, "# interrupted? the same command again: finished grid cells are read "
                      "back from runs/grid-store"]
@@ -284,8 +284,13 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     folder = RESULTS if folder is None else Path(folder)
     recs = records(stem, folder)
-    gpu = device == "cuda"
-    rec, notes = _pick(recs, gpu, profile), []
+    gpu, notes = device == "cuda", []
+    spec = book_params(stem).spec
+    if gpu and "device" in spec and spec["device"][1][profile] == "cpu":
+        gpu = False
+        notes.append("this chapter runs on the CPU at this profile (its device parameter): "
+                     "on a GPU machine it uses the machine's cores")
+    rec = _pick(recs, gpu, profile)
     if rec is None and gpu:
         rec = _pick(recs, False, profile)
         if rec is not None:
@@ -299,6 +304,7 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         return Plan(stem, profile, workers, device, assets, None, notes=notes)
     cells = project(rec, profile, workers, folder)
     extra = _extra_work(stem, profile, workers, gpu and has_gpu(rec), folder)
+
     basis = (f"{rec['file']}: {rec['parameters'].get('profile', 'default')} profile"
              + "".join(f", {k} = {v}" for k, v in rec["parameters"].items() if k != "profile")
              + f", {rec['machine']}, {rec['seconds']:,.0f} s"
@@ -306,18 +312,20 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
     if not rec.get("complete", True):
         notes.append("the record's run was stopped before the end: its last cell's time is "
                      "a lower bound")
-    spec = book_params(stem).spec
     measured = _values(spec, rec["parameters"].get("profile", "default"), rec["parameters"])
     target = _values(spec, profile, {})
     covered = {name for _, _, _, names in extra for name in names}
     unknown = sorted(n for n in spec if n not in NOT_WORK and n not in covered
                      and _ratio(measured[n], target[n]) is None)
+    unknown += [p for p in book_params(stem).data_size  # an older record: not applied
+                if p not in rec.get("first_read", {}) and _ratio(measured[p], target[p]) != 1]
+
     if unknown:
         notes.append(f"the measured run does not do the work of {', '.join(unknown)} at this "
                      f"profile and no record times it: the projection leaves it out "
                      f"(a lower bound)")
-    return Plan(stem, profile, workers, device, assets, cells,
-                [e[:3] for e in extra], basis, notes, unknown)
+    return Plan(stem, profile, workers, "cuda" if gpu else "cpu", assets, cells,
+                [e[:3] for e in extra], basis, notes, unknown, not rec.get("complete", True))
 
 
 def book_params(chapter: str):

@@ -38,7 +38,10 @@ PARAMS = ChapterParams("04-spof", {
                        {"smoke": 1, "default": 3, "paper": 5}),
     "n_mc": ("draws of the Monte Carlo checks (Prop. 4, the privacy audit)",
              {"smoke": 20_000, "default": 200_000, "paper": 1_000_000}),
-    "device": ("torch device (None: CUDA when present, else the CPU)", every_profile(None)),
+    "device": ("torch device (None: CUDA when present). The CPU by default: a training step "
+               "is about 200 operator calls on tensors of a few hundred numbers (batch size 1), "
+               "which a GPU runs slower than one CPU core (benchmarks/spof_steps.py)",
+               every_profile("cpu")),
     "n_jobs": ("worker processes of the experiment grids (None: every core)",
                every_profile(None)),
 }, requires=("torch",), data_size=("expand",))
