@@ -86,6 +86,13 @@ SCALED_GRIDS = {"hiera-sgd": "HierA SGD", "pm-fedsgd": "LDP-FedSGD",
                 "hiera-mean": "HierA mean estimation", "pm-mean": "mean estimation"}
 
 
+def _repeats(name: str, value) -> bool:
+    """A parameter that counts the cells of a grid (a list of values, or a number of runs,
+    seeds, repeats, rounds or epochs) rather than the size of the data."""
+    return isinstance(value, (list, tuple)) or bool(
+        re.search(r"(^|_)(runs|seeds|repeats|rounds|epochs)($|_)", name))
+
+
 def _scaling_points(folder: Path, grid: str | None = None) -> dict[int, float]:
     """Speed-up per worker count of ``grid`` (a run_grid description) where it was measured,
     else the mean over the measured grids."""
@@ -185,12 +192,16 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
         fast = sum(t * gain(g) for t, g in grids) * (parallel / max(sum(t for t, _ in grids),
                                                                    1e-12))
         scale = math.prod(factors.values())
+        # with the grids recorded, repetitions and grids of values multiply the grid's cells
+        # only; the rest of the cell (loading, tables) grows with the data sizes alone
+        rest = scale if not cell.get("grids") else math.prod(
+            f for name, f in factors.items() if not _repeats(name, measured[name]))
         rows.append({"cell": cell["cell"], "code": cell["code"], "measured (s)": seconds,
                      "work ×": scale, "factors": ", ".join(f"{k} × {v:.3g}"
                                                           for k, v in factors.items()),
                      "not comparable": ", ".join(unknown),
                      "grid share": parallel / seconds if seconds else 0.0,
-                     "projected (s)": (seconds - parallel + fast) * scale})
+                     "projected (s)": (seconds - parallel) * rest + fast * scale})
     return pd.DataFrame(rows)
 
 

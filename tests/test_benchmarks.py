@@ -84,6 +84,8 @@ def test_stored_records_have_what_the_reproducibility_page_reads():
         if path.name.startswith("scaling-"):
             for res in rec["grids"].values():
                 assert res["rows"][0]["workers"] == 1 and res["rows"][0]["speed-up"] == 1.0
+        elif path.name.startswith("spof-steps-"):  # benchmarks/spof_steps.py
+            assert all(r["calls_per_step"] > 0 and r["steps"] > 0 for r in rec["rows"])
         elif path.name.startswith("type1-"):  # benchmarks/type1_steps.py
             assert {r["task"] for r in rec["rows"]} == {"mnist", "credit", "adult"}
             assert all(r["hours_one_worker"] > 0 for r in rec["rows"])

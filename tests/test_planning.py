@@ -63,14 +63,14 @@ def test_projection_scales_work_and_divides_the_grid_share(tmp_path):
     _scaling(tmp_path, [(1, 1.0), (2, 2.0), (8, 4.0)])
     rec = _record(tmp_path)
     table = planning.project(rec, "paper", 8, tmp_path).set_index("code")
-    # cv_repeats 1 -> 10; 80 s of grid on 2 workers -> on 8 workers speed-up 4 over 2
+    # cv_repeats 1 -> 10 repeats the grid; its 80 s on 2 workers -> on 8: speed-up 4 over 2
     assert table.loc["tasks = ...", "work ×"] == 10
-    assert table.loc["tasks = ...", "projected (s)"] == pytest.approx((20 + 80 * 2 / 4) * 10)
+    assert table.loc["tasks = ...", "projected (s)"] == pytest.approx(20 + 80 * 2 / 4 * 10)
     assert table.loc["audit", "projected (s)"] == 20.0  # n_audit: the record ran paper's
     smoke = planning.project(rec, "smoke", 2, tmp_path).set_index("code")
     assert smoke.loc["audit", "work ×"] == pytest.approx(200_000 / 10_000_000)
     p = planning.plan("hiera", "paper", 8, "cpu", tmp_path)
-    assert p.seconds == pytest.approx((20 + 40) * 10 + 20 + 10)
+    assert p.seconds == pytest.approx(20 + 40 * 10 + 20 + 10)
     assert not p.lower_bound and "05-hiera-test.json" in p.basis
 
 
@@ -182,3 +182,21 @@ def test_data_size_parameters_scale_every_later_cell(tmp_path):
     with pytest.raises(ValueError, match="data_size names unknown"):
         profiles.ChapterParams("x", {"n": ("n", {"smoke": 1, "default": 1, "paper": 1})},
                                data_size=("m",))
+
+
+def test_repetitions_multiply_the_grid_and_sizes_the_whole_cell(tmp_path):
+    """In a cell whose grids were recorded, ``cv_repeats`` multiplies the grid's time only;
+    a size (``sgd_sizes``) multiplies the cell's own code too."""
+    rec = {"chapter": "05-hiera", "parameters": {"profile": "paper", "cv_repeats": 1,
+                                                 "sgd_sizes": {"a": 10, "b": 10}},
+           "machine": "2 cores", "seconds": 100.0, "cells": [
+               {"cell": 27, "code": "sgd", "seconds": 100.0, "uses": ["cv_repeats"],
+                "grids": [{"grid": "HierA SGD", "workers": 2, "seconds": 90.0}]},
+               {"cell": 28, "code": "sizes", "seconds": 100.0, "uses": ["sgd_sizes"],
+                "grids": [{"grid": "HierA SGD", "workers": 2, "seconds": 90.0}]}]}
+    table = planning.project(rec, "paper", 2, tmp_path).set_index("code")
+    assert table.loc["sgd", "projected (s)"] == pytest.approx(10 + 90 * 10)
+    ratio = (1_520_000 + 3_860_000) / 20
+    assert table.loc["sizes", "projected (s)"] == pytest.approx(100 * ratio)
+    assert planning._repeats("erm_seeds", 2) and planning._repeats("eps_grid", [1.0])
+    assert not planning._repeats("n_mean", 10) and not planning._repeats("expand", 20)
