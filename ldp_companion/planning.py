@@ -271,7 +271,14 @@ def _pick(recs: list[dict], gpu: bool, profile: str) -> dict | None:
         return None
     order = {profile: 0, "paper": 1, "default": 2, "smoke": 3}
     return min(same, key=lambda r: (order.get(r["parameters"].get("profile", "default"), 4),
-                                     -cores(r)))
+                                     -cores(r), _newest_first(r)))
+
+
+def _newest_first(rec: dict) -> float:
+    from datetime import datetime
+
+    finished = rec.get("finished")
+    return -datetime.fromisoformat(finished).timestamp() if finished else 0.0
 
 
 def plan(chapter: str, profile: str = "paper", workers: int | None = None,
@@ -297,7 +304,11 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
     recs = records(stem, folder)
     gpu, notes = device == "cuda", []
     spec = book_params(stem).spec
-    if gpu and "device" in spec and spec["device"][1][profile] == "cpu":
+    if gpu and "torch" not in book_params(stem).requires:
+        gpu = False
+        notes.append("this chapter uses no GPU: on a GPU machine it runs on the machine's "
+                     "cores (projected from the newest CPU record)")
+    elif gpu and "device" in spec and spec["device"][1][profile] == "cpu":
         gpu = False
         notes.append("this chapter runs on the CPU at this profile (its device parameter): "
                      "on a GPU machine it uses the machine's cores")

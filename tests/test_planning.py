@@ -80,8 +80,12 @@ def test_a_plan_without_a_record_or_with_unmeasured_work_says_so(tmp_path):
     rec = _record(tmp_path)
     rec["parameters"]["profile"] = "smoke"  # smoke's eps lists differ only in length
     (tmp_path / "05-hiera-test.json").write_text(json.dumps(rec))
-    gpu = planning.plan("hiera", "paper", 16, "cuda", tmp_path)
-    assert "no run of this chapter was timed on a GPU" in gpu.notes[0]
+    gpu = planning.plan("hiera", "paper", 16, "cuda", tmp_path)  # numpy only: the cores
+    assert "uses no GPU" in gpu.notes[0] and gpu.device == "cpu"
+    rec["chapter"] = "01-tldp"
+    (tmp_path / "01-tldp-test.json").write_text(json.dumps(rec))
+    torch_chapter = planning.plan("tldp", "paper", 16, "cuda", tmp_path)
+    assert "no run of this chapter was timed on a GPU" in torch_chapter.notes[0]
     tvg = planning.plan("tvg", "paper", 16, "cpu")  # shipped records: paper networks unmeasured
     assert tvg.lower_bound and "paper_tasks" in tvg.unmeasured
     with pytest.raises(ValueError, match="workers"):
