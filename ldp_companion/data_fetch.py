@@ -32,7 +32,9 @@ import os
 import shutil
 import tarfile
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from zlib import error as ZlibError
@@ -327,13 +329,15 @@ def _retrieve(name: str, download: Download, url: str, staging: Path, root: Path
     return path
 
 
+@contextmanager
 def _members(archive: Path):
-    """(member name, opener) of a tar or zip archive's files."""
+    """(member name, opener) of a tar or zip archive's files, while the archive is open."""
     if zipfile.is_zipfile(archive):
-        z = zipfile.ZipFile(archive)
-        return [(i.filename, lambda i=i: z.open(i)) for i in z.infolist() if not i.is_dir()]
-    t = tarfile.open(archive)
-    return [(m.name, lambda m=m: t.extractfile(m)) for m in t.getmembers() if m.isfile()]
+        with zipfile.ZipFile(archive) as z:
+            yield [(i.filename, partial(z.open, i)) for i in z.infolist() if not i.is_dir()]
+        return
+    with tarfile.open(archive) as t:
+        yield [(m.name, partial(t.extractfile, m)) for m in t.getmembers() if m.isfile()]
 
 
 def _safe(relative: str) -> PurePosixPath:
@@ -353,14 +357,16 @@ def _unpack(name: str, download: Download, archive: Path, out: Path) -> None:
         return
     try:
         wrote = 0
-        for member, opener in _members(archive):
-            for src, dst in download.extract.items():
-                if member == src or (src.endswith("/") and member.startswith(src)):
-                    target = out / _safe(dst + member[len(src):] if src.endswith("/") else dst)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    with opener() as fh, open(target, "wb") as sink:
-                        shutil.copyfileobj(fh, sink)
-                    wrote += 1
+        with _members(archive) as members:
+            for member, opener in members:
+                for src, dst in download.extract.items():
+                    if member == src or (src.endswith("/") and member.startswith(src)):
+                        rel = dst + member[len(src):] if src.endswith("/") else dst
+                        target = out / _safe(rel)
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        with opener() as fh, open(target, "wb") as sink:
+                            shutil.copyfileobj(fh, sink)
+                        wrote += 1
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError,
             ZlibError) as exc:
         raise FetchError(f"{name}: {download.filename} is not a readable archive "

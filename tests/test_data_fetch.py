@@ -16,6 +16,7 @@ from functools import partial
 
 import numpy as np
 import pytest
+from conftest import skip_or_fail
 from fake_assets import (write_adult, write_cifar, write_glove, write_imdb, write_mnist,
                          write_mobilenet, write_svhn)
 
@@ -91,7 +92,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     if not (REAL / "MNIST/raw/t10k-images-idx3-ubyte.gz").is_file():
-        pytest.skip(f"the offline MNIST test files are not in {REAL}")
+        skip_or_fail(f"the offline MNIST test files are not in {REAL}")
     src, served = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("served")
     _public_archives(src, served, np.random.default_rng(0))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
