@@ -29,7 +29,6 @@ from pathlib import Path
 from ldp_companion import runner
 from ldp_companion.profiles import MissingExtra
 from ldp_companion.grid import PROGRESS_ENV
-from ldp_companion.grid_store import STORE_ENV
 
 
 def _value(text: str):
@@ -109,12 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         params = {name: _value(value) for name, value in args.parameter}
         if not args.quiet:  # the kernel inherits it: grids draw their bars on this terminal
             os.environ[PROGRESS_ENV] = "1"
-        if not args.no_resume:  # the kernel's grids keep their finished cells there
-            os.environ[STORE_ENV] = str(Path(args.out).resolve() / "grid-store")
         source = runner.find_chapter(args.chapter)
         params = {"profile": "default", "seed": 0, **params}  # the parameters cell's defaults
+        store = None if args.no_resume else Path(args.out).resolve() / "grid-store"
         out = runner.execute(source, Path(args.out), params, log_output=args.log_output,
-                             resolved=_resolved(source.stem, params))
+                             resolved=_resolved(source.stem, params), store=store)
         print(f"executed notebook: {out}")
         return 0
     if args.command == "params":

@@ -16,7 +16,9 @@ parameters it read and the experiment grids it ran. For a target profile and mac
   paper networks, ``benchmarks/type1_steps.py``) is added from its own record.
 
 A projection is a projection: it assumes each cell's time grows in proportion to its work
-(it ignores memory effects and fixed costs), and says which record it rests on.
+(it ignores memory effects and fixed costs), and says which record it rests on. Like
+:mod:`ldp_companion.book`, this module sits above the chapters: it reads every chapter's
+parameters.
 """
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from ldp_companion.grid_store import STORE_ENV
 from ldp_companion.ledger import LEDGER_DIR_ENV
 from ldp_companion.numbering import CHAPTER_ENV
 from ldp_companion.profiles import PROFILES
@@ -92,7 +93,7 @@ _KERNEL_START_TRIES = 3
 def execute(source: Path, out_dir: Path, parameters: dict | None = None,
             kernel: str = "python3", log_output: bool = False, record: bool = True,
             cache_key: str | None = None, prelude: str | None = None,
-            resolved: dict | None = None) -> Path:
+            resolved: dict | None = None, store: Path | None = None) -> Path:
     """Run one MyST notebook with papermill; return the executed ``.ipynb``.
 
     Parameters
@@ -114,6 +115,11 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     resolved : dict, optional
         Every parameter's value in force (the profile's values filled in), kept in the record
         beside the ``parameters`` passed.
+    store : Path, optional
+        Folder where the chapter's experiment grids keep their finished cells and find them
+        again (:mod:`ldp_companion.grid_store`; ``run`` gives ``OUT/grid-store``). Without
+        it the kernel runs with no store, whatever the environment says: a build, a test or
+        a mutant (whose change no digest of the source sees) never reads a stored cell.
     """
     import jupytext
     import papermill
@@ -137,6 +143,9 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
         (out_dir / f"{Path(source).stem}.{kind}.json").unlink(missing_ok=True)
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()
+    outer_store = os.environ.pop(STORE_ENV, None)  # the kernel inherits only the store asked for
+    if store is not None:
+        os.environ[STORE_ENV] = str(store)
     try:
         for attempt in range(_KERNEL_START_TRIES):
             try:
@@ -153,6 +162,10 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     except papermill.PapermillExecutionError as err:
         raise RuntimeError(f"chapter {source.stem} failed in cell {err.exec_count}: "
                            f"{err.ename}: {err.evalue} (executed notebook: {target})") from None
+    finally:
+        os.environ.pop(STORE_ENV, None)
+        if outer_store is not None:
+            os.environ[STORE_ENV] = outer_store
     seconds = time.perf_counter() - started
     _hide_injected_parameters(target)
     print(f"[{source.stem}] done in {seconds:.1f} s (profile {profile or 'none'}) -> {target}",

@@ -112,7 +112,7 @@ def test_find_chapter():
 def test_cli_run_with_parameters(tmp_path, capsys, monkeypatch):
     from ldp_companion.grid_store import STORE_ENV
 
-    monkeypatch.setenv(STORE_ENV, "")  # main sets it for the kernel; restored after the test
+    monkeypatch.setenv(STORE_ENV, str(tmp_path / "elsewhere"))  # run sets its own, then restores
     assert main(["run", "spof", "-p", "profile", "smoke", "-p", "seed", "3",
                  "--out", str(tmp_path)]) == 0
     record = json.loads((tmp_path / "04-spof.run.json").read_text())
@@ -120,6 +120,10 @@ def test_cli_run_with_parameters(tmp_path, capsys, monkeypatch):
     assert "executed notebook" in capsys.readouterr().out
     grids = list((tmp_path / "grid-store").glob("*/grid.json"))  # resumable by default
     assert grids and all(list(g.parent.glob("*.pkl")) for g in grids)
+    import os
+
+    assert os.environ[STORE_ENV] == str(tmp_path / "elsewhere")
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_cli_refuses_a_bad_profile(tmp_path):

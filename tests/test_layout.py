@@ -5,7 +5,8 @@ imports upward.
   only shared blocks;
 * a chapter package (``pm/``, ``hiera/``, ...) imports shared blocks and itself, never another
   chapter;
-* only :mod:`ldp_companion.book` and the command line sit above the chapters;
+* only :mod:`ldp_companion.book`, :mod:`ldp_companion.planning` (which projects every
+  chapter's runs from its parameters) and the command line sit above the chapters;
 * a chapter notebook imports shared blocks and its own package only.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ldp_companion import book, runner
 
 PACKAGE = runner.REPO / "ldp_companion"
 CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()}
-TOP = {"__main__", "book"}
+TOP = {"__main__", "book", "planning"}
 
 
 def layer(module: str) -> str:

@@ -142,9 +142,11 @@ def test_timing_record_joins_reads_and_grids(tmp_path, monkeypatch):
     assert math.isclose(cell["seconds"], 30.0)
 
 
-def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_path):
+def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_path,
+                                                                         monkeypatch):
     """papermill's execution counts and the kernel's own agree: the record puts each read and
-    each grid in the cell that made it."""
+    each grid in the cell that made it. And a chapter executed without a store never uses
+    one from the environment (a build or a mutant must compute every cell)."""
     from test_benchmarks import _load
 
     source = tmp_path / "05-hiera.md"
@@ -159,7 +161,11 @@ def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_pa
         "time.sleep(0.2)\n```\n")
     from ldp_companion import runner
 
+    from ldp_companion.grid_store import STORE_ENV
+
+    monkeypatch.setenv(STORE_ENV, str(tmp_path / "outer"))
     notebook = runner.execute(source, tmp_path / "out", record=True)
+    assert not (tmp_path / "outer").exists()
 
     class Pytest:  # _load wants a monkeypatch for the thread variables
         def delenv(self, *a, **k):
