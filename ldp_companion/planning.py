@@ -363,10 +363,11 @@ def summary(profile: str = "paper", machines=(("2 cores", 2, "cpu"), ("16 cores"
                                               ("GPU machine (16 cores)", 16, "cuda")),
             folder: Path | None = None) -> pd.DataFrame:
     """Projected hours of every chapter at ``profile`` on each of ``machines`` (label,
-    workers, device); "≥" marks a lower bound, "—" no record to project from."""
+    workers, device); "≥" marks a lower bound (the work it leaves out is named), "—" no
+    record to project from."""
     from ldp_companion import runner
 
-    rows, bases = [], {}
+    rows, bases, left = [], {}, {}
     for path in runner.chapters():
         if not path.stem[0].isdigit():
             continue
@@ -376,6 +377,9 @@ def summary(profile: str = "paper", machines=(("2 cores", 2, "cpu"), ("16 cores"
             row[f"{label} (h)"] = ("—" if p.seconds is None else
                                    ("≥ " if p.lower_bound else "") + f"{p.seconds / 3600:.2f}")
             bases.setdefault(path.stem, []).append(p.basis.split(":")[0] if p.basis else "")
+            left.setdefault(path.stem, []).extend(
+                p.unmeasured + (["a stopped cell"] if p.stopped else []))
+        row["left out (≥)"] = ", ".join(dict.fromkeys(left[path.stem]))
         row["from"] = ", ".join(dict.fromkeys(b for b in bases[path.stem] if b))
         rows.append(row)
     return pd.DataFrame(rows).set_index("chapter")

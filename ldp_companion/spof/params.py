@@ -40,7 +40,7 @@ PARAMS = ChapterParams("04-spof", {
              {"smoke": 20_000, "default": 200_000, "paper": 1_000_000}),
     "device": ("torch device (None: CUDA when present). The CPU by default: a training step "
                "is about 200 operator calls on tensors of a few hundred numbers (batch size 1), "
-               "which a GPU runs slower than one CPU core (benchmarks/spof_steps.py)",
+               "which a GPU runs slower than one CPU core",
                every_profile("cpu")),
     "n_jobs": ("worker processes of the experiment grids (None: every core)",
                every_profile(None)),
