@@ -3,7 +3,8 @@
 Chapters are MyST-markdown notebooks (jupytext) in ``notebooks/``; the book's summary pages
 (verdicts, reproducibility) are notebooks in ``book/``. :func:`execute` converts one to a
 notebook, runs it with papermill in its output folder (where it writes its ledger), and
-records the run (profile, seed, parameters, time, versions) as ``<name>.run.json``.
+records the run (profile, seed, parameters, time, versions, the git commit and the pinned
+versions' hash) as ``<name>.run.json``.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ldp_companion.numbering import CHAPTER_ENV
 from ldp_companion.profiles import PROFILES
 
 __all__ = ["REPO", "chapters", "find_chapter", "execute", "execute_book", "build_site",
-           "versions", "machine", "GENERATED"]
+           "versions", "machine", "source_state", "GENERATED"]
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = REPO / "book" / "generated"
@@ -68,6 +69,26 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+def source_state(root: Path = REPO) -> dict:
+    """Where the code that ran came from: the git commit of ``root`` and whether tracked files
+    had uncommitted changes (both None outside a git checkout, e.g. from a wheel), and the
+    sha256 of ``constraints.txt`` (the pinned versions; None without one)."""
+    def git(*args) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True,
+                                  text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD") if (Path(root) / ".git").exists() else None
+    changes = git("status", "--porcelain", "--untracked-files=no") if commit else None
+    constraints = Path(root) / "constraints.txt"
+    return {"commit": commit, "uncommitted_changes": None if changes is None else bool(changes),
+            "constraints_sha256": hashlib.sha256(constraints.read_bytes()).hexdigest()
+            if constraints.is_file() else None}
 
 
 def machine() -> str:
@@ -175,7 +196,7 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     record = {"name": source.stem, "parameters": parameters,
               "resolved": _jsonable(resolved or parameters), "seconds": round(seconds, 2),
               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": machine(), "versions": versions(),
+              "machine": machine(), "versions": versions(), "source": source_state(),
               "cache_key": cache_key, "from_cache": False}
     (out_dir / f"{source.stem}.run.json").write_text(json.dumps(record, indent=1))
     return target

@@ -118,12 +118,38 @@ def test_cli_run_with_parameters(tmp_path, capsys, monkeypatch):
     record = json.loads((tmp_path / "04-spof.run.json").read_text())
     assert record["parameters"] == {"profile": "smoke", "seed": 3}
     assert "executed notebook" in capsys.readouterr().out
+    source = record["source"]  # the commit and the pinned versions that computed it
+    if (runner.REPO / ".git").exists():
+        import subprocess
+
+        head = subprocess.run(["git", "-C", str(runner.REPO), "rev-parse", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+        assert source["commit"] == head and isinstance(source["uncommitted_changes"], bool)
+    assert len(source["constraints_sha256"]) == 64
     grids = list((tmp_path / "grid-store").glob("*/grid.json"))  # resumable by default
     assert grids and all(list(g.parent.glob("*.pkl")) for g in grids)
     import os
 
     assert os.environ[STORE_ENV] == str(tmp_path / "elsewhere")
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_source_state_names_the_commit_and_uncommitted_changes(tmp_path):
+    import subprocess
+
+    assert runner.source_state(tmp_path) == {"commit": None, "uncommitted_changes": None,
+                                             "constraints_sha256": None}
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "constraints.txt").write_text("numpy==2.0\n")
+    subprocess.run([*git, "add", "constraints.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "x"], check=True)
+    state = runner.source_state(tmp_path)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert state["commit"] == head.stdout.strip() and state["uncommitted_changes"] is False
+    assert state["constraints_sha256"] == __import__("hashlib").sha256(b"numpy==2.0\n").hexdigest()
+    (tmp_path / "constraints.txt").write_text("numpy==2.1\n")
+    assert runner.source_state(tmp_path)["uncommitted_changes"] is True
 
 
 def test_cli_refuses_a_bad_profile(tmp_path):

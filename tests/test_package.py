@@ -76,3 +76,19 @@ def test_wheel_from_the_site_runs_a_downloaded_notebook(tmp_path):
     assert "A-audit" in cli("coverage", "A")
     assert "cifar10" in cli("data", "fetch", "--list")      # the recipes ship
     assert "Total, projected" in cli("plan", "hiera", "--workers", "16")  # and the records
+
+
+def test_citation_file_names_the_package_version():
+    """CITATION.cff is valid CFF 1.2 in its required keys and carries pyproject's version."""
+    import tomllib
+
+    import yaml
+
+    from ldp_companion.runner import REPO
+
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0"
+    assert {"message", "title", "authors", "version"} <= set(cff)
+    assert all("name" in a or "family-names" in a for a in cff["authors"])
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert cff["version"] == project["version"] and cff["license"] == project["license"]
