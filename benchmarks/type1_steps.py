@@ -89,7 +89,9 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"machine": machine(), "device": str(torch_device(args.device)),
-                       "timed_steps": args.steps, "rows": rows}, fh, indent=1)
+                       "timed_steps": args.steps, "chapter": PARAMS.chapter,
+                       "covers": "paper_tasks_1", "what": "Fig. 3 paper networks",
+                       "rows": rows}, fh, indent=1)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ import shutil
 import tarfile
 import zipfile
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -89,7 +89,6 @@ class Recipe:
     paper_only: bool = True
     bundled: str | None = None           # shipped inside an installed package
     source: str = ""
-    notes: str = field(default="", compare=False)
 
     def how(self) -> str:
         if self.bundled:

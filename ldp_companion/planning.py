@@ -157,9 +157,7 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
     DataFrame with columns ``cell, code, measured (s), work × , not comparable, grid share,
     projected (s)``.
     """
-    from ldp_companion import book
-
-    params = book.PARAMS[rec["chapter"]]
+    params = book_params(rec["chapter"])
     spec = params.spec
     sized_after = {p: rec.get("first_read", {}).get(p) for p in params.data_size}
     run_profile = rec["parameters"].get("profile", "default")
@@ -190,9 +188,10 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
                      if g.get("workers") != 1]
         else:
             grids = [(seconds, None)] if "n_jobs" in cell.get("uses", []) else []
-        parallel = min(sum(t for t, _ in grids), seconds)
-        fast = sum(t * gain(g) for t, g in grids) * (parallel / max(sum(t for t, _ in grids),
-                                                                   1e-12))
+        grid_time = sum(t for t, _ in grids)
+        shrink = min(1.0, seconds / grid_time) if grid_time else 0.0  # rounding: never > cell
+        parallel = grid_time * shrink
+        fast = shrink * sum(t * gain(g) for t, g in grids)
         scale = math.prod(factors.values())
         # with the grids recorded, repetitions and grids of values multiply the grid's cells
         # only; the rest of the cell (loading, tables) grows with the data sizes alone
@@ -208,23 +207,26 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
 
 
 def _extra_work(chapter: str, profile: str, workers: int, gpu: bool, folder: Path) -> list:
-    """Work the measured profile skips and a separate benchmark timed (chapter 2's paper
-    networks: ``type1-*.json``), as (what, seconds, record, parameters covered)."""
-    if chapter != "02-tvg" or profile != "paper":
-        return []
-    from ldp_companion import book
-
-    tasks = book.PARAMS[chapter].spec["paper_tasks_1"][1][profile]
-    out = []
-    for path in sorted(folder.glob("type1-*.json")):
+    """Work the measured profile skips that a benchmark timed on its own, as (what, seconds,
+    record, parameters covered): a record naming the ``chapter``, the task-list parameter it
+    ``covers`` and each task's hours on one worker (``benchmarks/type1_steps.py``), on the
+    device asked for. The profile's tasks of that parameter are added; one GPU runs them one
+    after the other, CPU workers side by side."""
+    spec = book_params(chapter).spec
+    out, covered = [], set()
+    for path in sorted(folder.glob("*.json")):
         rec = json.loads(path.read_text())
-        if ("cuda" in rec.get("device", "")) != gpu:
+        if not (isinstance(rec, dict) and rec.get("chapter") == chapter and "covers" in rec
+                and ("cuda" in rec.get("device", "")) == gpu):
             continue
+        covers = rec["covers"]
+        tasks = [r["task"] for r in rec["rows"] if r["task"] in spec[covers][1][profile]]
+        if not tasks or covers in covered:  # one record per parameter: the first by name
+            continue
+        covered.add(covers)
         one = sum(r["hours_one_worker"] * 3600 for r in rec["rows"] if r["task"] in tasks)
-        par = 1 if gpu else workers  # one GPU runs the cells one after the other
-        out.append((f"Fig. 3 paper networks ({', '.join(tasks)}; {path.name})",
-                    one / speedup(par, folder), path.name, ("paper_tasks_1",)))
-        break
+        out.append((f"{rec.get('what', covers)} ({', '.join(tasks)}; {path.name})",
+                    one / speedup(1 if gpu else workers, folder), path.name, (covers,)))
     return out
 
 
@@ -241,18 +243,17 @@ class Plan:
     extra: list = field(default_factory=list)
     basis: str = ""
     notes: list = field(default_factory=list)
+    #: Parameters whose work at this profile the measured run does not do (nor a separate
+    #: record): the projection leaves that work out and is a lower bound.
+    unmeasured: list = field(default_factory=list)
+    #: The record's run was stopped: its running cell's time is a lower bound.
+    stopped: bool = False
 
     @property
     def seconds(self) -> float | None:
         if self.cells is None:
             return None
         return float(self.cells["projected (s)"].sum()) + sum(s for _, s, _ in self.extra)
-
-    #: Parameters whose work at this profile the measured run does not do (nor a separate
-    #: record): the projection leaves that work out and is a lower bound.
-    unmeasured: list = field(default_factory=list)
-    #: The record's run was stopped: its running cell's time is a lower bound.
-    stopped: bool = False
 
     @property
     def lower_bound(self) -> bool:

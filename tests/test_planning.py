@@ -211,3 +211,26 @@ def test_repetitions_multiply_the_grid_and_sizes_the_whole_cell(tmp_path):
     assert table.loc["sizes", "projected (s)"] == pytest.approx(100 * ratio)
     assert planning._repeats("erm_seeds", 2) and planning._repeats("eps_grid", [1.0])
     assert not planning._repeats("n_mean", 10) and not planning._repeats("expand", 20)
+
+
+def test_a_separately_timed_slice_adds_the_work_it_covers(tmp_path):
+    """A record naming a chapter and the task-list parameter it covers (type1_steps.py) adds
+    the profile's tasks of that parameter, and that parameter no longer bounds the total."""
+    _scaling(tmp_path, [(1, 1.0), (2, 2.0), (8, 4.0)])
+    rec = {"chapter": "02-tvg", "parameters": {"profile": "default"}, "machine": "2 cores",
+           "seconds": 10.0, "cells": [{"cell": 3, "code": "x", "seconds": 10.0, "uses": []}]}
+    (tmp_path / "02-tvg-test.json").write_text(json.dumps(rec))
+    before = planning.plan("tvg", "paper", 8, "cpu", tmp_path)
+    assert "paper_tasks_1" in before.unmeasured and not before.extra
+    (tmp_path / "type1-test.json").write_text(json.dumps(
+        {"machine": "2 cores", "device": "cpu", "chapter": "02-tvg", "covers": "paper_tasks_1",
+         "rows": [{"task": "mnist", "hours_one_worker": 2.0},
+                  {"task": "credit", "hours_one_worker": 1.0},
+                  {"task": "other", "hours_one_worker": 50.0}]}))
+    after = planning.plan("tvg", "paper", 8, "cpu", tmp_path)
+    assert "paper_tasks_1" not in after.unmeasured
+    assert after.seconds - before.seconds == pytest.approx(3.0 * 3600 / 4.0)
+    rec["machine"] = "16 cores, NVIDIA H100"
+    (tmp_path / "02-tvg-gpu.json").write_text(json.dumps(rec))
+    gpu = planning.plan("tvg", "paper", 16, "cuda", tmp_path)  # a CPU timing is not a GPU's
+    assert "paper_tasks_1" in gpu.unmeasured and not gpu.extra
