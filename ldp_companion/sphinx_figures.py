@@ -1,4 +1,6 @@
-"""Sphinx extension of the book: figures get their alt text from the PNG they are stored in.
+"""Sphinx extension of the book: figures get their alt text from the PNG they are stored in,
+and each page's figure and table data (CSV, :mod:`ldp_companion.figure_data`) are copied next
+to it, where the page's provenance lines link them.
 
 :func:`ldp_companion.plotting.show` writes each figure's alt text into the PNG's
 ``Description`` text chunk. myst-nb does not carry an output's alt text to the page, so this
@@ -7,10 +9,12 @@ would have its file path as alt text. Listed in ``_config.yml`` under ``extra_ex
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from docutils import nodes
 
+from ldp_companion.figure_data import FOLDER
 from ldp_companion.plotting import png_facts
 
 
@@ -26,6 +30,19 @@ def _add_alt(app, doctree) -> None:
                 node["alt"] = alt
 
 
+def _copy_figure_data(app, exception) -> None:
+    """Copy every ``figdata`` folder of the source tree to the same place in the HTML output
+    (the links under figures and tables are relative to their page)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    src = Path(app.srcdir)
+    for folder in src.glob(f"book/**/{FOLDER}"):
+        if folder.is_dir():
+            shutil.copytree(folder, Path(app.outdir) / folder.relative_to(src),
+                            dirs_exist_ok=True)
+
+
 def setup(app):
     app.connect("doctree-read", _add_alt)
+    app.connect("build-finished", _copy_figure_data)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -13,9 +13,12 @@ import re
 import numpy as np
 import pandas as pd
 
+from pandas.io.formats.style import Styler
+
+from ldp_companion.figure_data import publish
 from ldp_companion.numbering import next_number
 
-__all__ = ["show_table", "raw_labels"]
+__all__ = ["show_table", "raw_labels", "ResultTable"]
 
 _SNAKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+$")
 _PANDAS_FLOAT = re.compile(r"^-?\d+\.\d{6}$")      # 0.500000: pandas' default float header
@@ -75,7 +78,9 @@ def show_table(df: pd.DataFrame, caption: str, *, labels: dict | None = None,
 
     Returns
     -------
-    pandas.io.formats.style.Styler
+    ResultTable
+        A pandas Styler; in a runner's kernel the table's CSV and provenance line are written
+        (:mod:`ldp_companion.figure_data`) and shown under it.
 
     Raises
     ------
@@ -103,9 +108,21 @@ def show_table(df: pd.DataFrame, caption: str, *, labels: dict | None = None,
         fmt = {c: f for c, f in formats.items() if c in out.columns}
     else:
         fmt = {c: formats for c in numeric}
-    styler = out.style.format(fmt, na_rep="–").format_index(_header, axis=1)
-    styler = styler.format_index(_header, axis=0).set_caption(
-        f"{next_number('Table')}. {caption.strip()}")
+    number = next_number("Table")
+    styler = ResultTable(out).format(fmt, na_rep="–").format_index(_header, axis=1)
+    styler = styler.format_index(_header, axis=0).set_caption(f"{number}. {caption.strip()}")
     if not index:
         styler = styler.hide(axis="index")
+    styler.provenance = publish(number, out, caption.strip(), index=index)
     return styler
+
+
+class ResultTable(Styler):
+    """A pandas Styler whose page output ends with the table's data link and provenance line
+    (:mod:`ldp_companion.figure_data`; empty outside a runner's kernel)."""
+
+    provenance = ""
+
+    def _repr_html_(self) -> str | None:
+        shown = super()._repr_html_()
+        return shown if shown is None else shown + self.provenance

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
-
+import re
 import nbformat
+import pandas as pd
 import pytest
+from plot_spy import PRELUDE, TWO_WAY, mismatch
 
 from ldp_companion import book, runner
 from ldp_companion.__main__ import main
@@ -17,7 +19,7 @@ SMOKE_BUDGET_S = 90  # the contract says < 60 s on 2 cores; slack for two test w
 @pytest.mark.chapter
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
 def test_chapter_runs_at_smoke(source, tmp_path):
-    out = runner.execute(source, tmp_path, {"profile": "smoke", "seed": 0})
+    out = runner.execute(source, tmp_path, {"profile": "smoke", "seed": 0}, prelude=PRELUDE)
     nb = nbformat.read(out, as_version=4)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
@@ -32,11 +34,37 @@ def test_chapter_runs_at_smoke(source, tmp_path):
     assert not problems, "\n".join(problems)
     _verdicts_are_pinned(source.stem, claims)
     _exercises_check_out(source.stem, nb)
+    _results_are_traceable(source.stem, nb, tmp_path)
     rec = book.RECONSTRUCTIONS.get(source.stem)
     if rec is not None:  # every reconstructed reference is a claim of the run, marked so
         marked = claims.set_index("claim_id")["reconstructed"]
         assert set(rec.RECONSTRUCTED) <= set(marked.index)
         assert all(marked[c] for c in rec.RECONSTRUCTED)
+
+
+def _results_are_traceable(chapter: str, nb, folder) -> None:
+    """Every figure and table links its CSV and provenance; one figure's CSV holds the numbers
+    the chapter handed matplotlib (:mod:`plot_spy`); the run records its commit."""
+    html = "".join(o.get("data", {}).get("text/html", "") for c in nb.cells
+                   if c.cell_type == "code" for o in c.get("outputs", []))
+    links = re.findall(r'<p class="provenance"><a href="([^"]+)"', html)
+    captions = re.findall(r"\*Figure [0-9A-Z]+\.\d+\. ", "".join(
+        o.get("data", {}).get("text/markdown", "") for c in nb.cells
+        if c.cell_type == "code" for o in c.get("outputs", [])))
+    tables = re.findall(r"<caption>Table [0-9A-Z]+\.\d+\. ", html)
+    assert len(links) == len(captions) + len(tables), (len(links), len(captions), len(tables))
+    assert all((folder / link).is_file() for link in links)
+    given = json.loads((folder / "plot-spy.json").read_text()) if captions else []
+    assert len(given) == len(captions)
+    checked = [k for k, g in enumerate(given) if {c["method"] for c in g} & TWO_WAY]
+    if given:
+        k = (checked or [0])[0]
+        csv = pd.read_csv(folder / [x for x in links if "/figure-" in x][k])
+        assert not mismatch(given[k], csv), mismatch(given[k], csv)
+        record = json.loads((folder / re.sub(r"\.csv(\.gz)?$", ".json", links[0])).read_text())
+        assert record["commit"] == runner.source_state()["commit"] is not None
+    run = json.loads((folder / f"{chapter}.run.json").read_text())
+    assert run["source"]["commit"] == runner.source_state()["commit"]
 
 
 PINNED = runner.REPO / "tests" / "pinned"

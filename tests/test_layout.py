@@ -21,7 +21,7 @@ from ldp_companion import book, runner
 
 PACKAGE = runner.REPO / "ldp_companion"
 CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()}
-TOP = {"__main__", "book", "planning"}
+TOP = {"__main__", "book", "planning", "cards"}
 
 
 def layer(module: str) -> str:

@@ -1,0 +1,128 @@
+"""Each figure's and table's CSV holds the numbers shown, with a provenance line."""
+from __future__ import annotations
+
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from ldp_companion import figure_data, numbering, runner, tables  # noqa: E402
+from ldp_companion.coverage import LEDGER_DIR_ENV  # noqa: E402
+from plot_spy import mismatch  # noqa: E402
+
+
+def _figure():
+    fig, (left, right) = plt.subplots(1, 2)
+    left.plot([0.5, 1.0, 2.0], [0.31, 0.17, 0.08], label="PM")
+    left.errorbar([0.5, 1.0], [0.4, 0.2], yerr=[0.05, 0.02], label="Duchi")
+    left.set_title("mean error")
+    left.set_xlabel("ε")
+    right.bar(["a", "b"], [5.0, 7.5], label="counts")
+    right.imshow(np.arange(6.0).reshape(2, 3))
+    return fig
+
+
+def test_figure_frame_reads_back_every_plotted_number():
+    frame = figure_data.figure_frame(_figure())
+    pm = frame[frame.series == "PM"]
+    assert pm.kind.tolist() == ["line"] * 3
+    assert pm.y.tolist() == [0.31, 0.17, 0.08] and pm.x.tolist() == [0.5, 1.0, 2.0]
+    assert set(pm.panel) == {"mean error"} and set(pm.x_label) == {"ε"}
+    duchi = frame[frame.series == "Duchi"]  # the container's label reaches its line and bars
+    assert duchi[duchi.kind == "line"].y.tolist() == [0.4, 0.2]
+    bars = duchi[duchi.kind == "segment"]
+    assert sorted(bars.y.round(12)) == [0.18, 0.22, 0.35, 0.45]
+    assert frame[frame.kind == "bar"].y.tolist() == [5.0, 7.5]
+    image = frame[frame.kind == "image"]
+    assert image.value.tolist() == list(np.arange(6.0))
+    assert image.row.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_spy_comparison_fails_on_a_csv_that_is_not_the_figure():
+    given = [{"method": "plot", "values": [0.5, 1.0, 2.0, 0.31, 0.17, 0.08]}]
+    frame = figure_data.figure_frame(_figure())
+    left = frame[frame.series == "PM"]
+    assert mismatch(given, left) == []
+    shifted = left.assign(y=left.y * 1.001)
+    assert mismatch(given, shifted)
+    extra = pd.concat([left, left.assign(y=left.y + 3)])  # a curve that was never plotted
+    assert mismatch(given, extra)
+
+
+def test_nothing_is_written_outside_a_runner_kernel(tmp_path, monkeypatch):
+    monkeypatch.delenv(numbering.CHAPTER_ENV, raising=False)
+    monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
+    assert figure_data.publish("Figure 1", pd.DataFrame({"x": [1]}), "a caption") == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def _in_kernel(tmp_path, monkeypatch, source):
+    monkeypatch.setenv(numbering.CHAPTER_ENV, "03-pm-three-outputs")
+    monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(figure_data.RUN_ENV, figure_data.run_context(
+        {"profile": "smoke", "seed": 3}, source, "x86_64, 2 cores"))
+
+
+def test_a_figure_gets_its_csv_and_a_provenance_line_naming_the_commit(tmp_path, monkeypatch):
+    _in_kernel(tmp_path, monkeypatch, runner.source_state())
+    (tmp_path / "03-pm-three-outputs.data.json").write_text(json.dumps(
+        {"ctg": {"bytes": 10, "sha256": "ab" * 32}}))
+    frame = figure_data.figure_frame(_figure())
+    line = figure_data.publish("Figure 3.2", frame, "The error of each mechanism.")
+    folder = tmp_path / "figdata" / "03-pm-three-outputs"
+    assert 'href="figdata/03-pm-three-outputs/figure-3-2.csv"' in line
+    back = pd.read_csv(folder / "figure-3-2.csv")
+    assert np.array_equal(back.y.to_numpy(), frame.y.to_numpy(), equal_nan=True)
+    record = json.loads((folder / "figure-3-2.json").read_text())
+    commit = runner.source_state()["commit"]
+    assert commit and record["commit"] == commit and commit[:10] in line
+    assert record["seed"] == 3 and record["profile"] == "smoke"
+    assert record["data_sha256"] == {"ctg": "ab" * 32} and "ctg sha256 abababab" in line
+    assert len(record["parameters_sha256"]) == 64
+    assert isinstance(record["uncommitted_changes"], bool)
+
+
+def test_a_dirty_tree_and_an_installed_package_are_said(tmp_path, monkeypatch):
+    dirty = {"commit": "f" * 40, "uncommitted_changes": True, "constraints_sha256": "c" * 64}
+    _in_kernel(tmp_path, monkeypatch, dirty)
+    line = figure_data.publish("Figure 3.1", pd.DataFrame({"x": [1.0]}), "A caption here.")
+    assert "commit ffffffffff with uncommitted changes" in line
+    _in_kernel(tmp_path, monkeypatch, {"commit": None, "uncommitted_changes": None,
+                                       "constraints_sha256": None})
+    line = figure_data.publish("Figure 3.2", pd.DataFrame({"x": [1.0]}), "A caption here.")
+    assert "no git commit" in line and "constraints.txt absent" in line
+
+
+def test_a_table_gets_its_csv_under_it(tmp_path, monkeypatch):
+    _in_kernel(tmp_path, monkeypatch, runner.source_state())
+    df = pd.DataFrame({"eps": [0.5, 1.0], "mse": [0.123456789, 0.0625]})
+    shown = tables.show_table(df, "Error against ε", labels={"eps": "ε", "mse": "MSE"})
+    html = shown._repr_html_()
+    assert html.index("</table>") < html.index('class="provenance"')
+    csv = sorted((tmp_path / "figdata" / "03-pm-three-outputs").glob("table-*.csv"))[-1]
+    back = pd.read_csv(csv)
+    assert list(back.columns) == ["ε", "MSE"]
+    assert back["MSE"].tolist() == [0.123456789, 0.0625]  # full precision, not the 3 digits shown
+    assert shown.set_properties(color="black")._repr_html_().endswith("</p>")  # survives chaining
+
+
+@pytest.mark.parametrize("bad", [None, "x"])
+def test_figure_frame_of_an_empty_figure_is_empty(bad):
+    fig = plt.figure()
+    if bad:
+        fig.add_subplot().set_title(bad)
+    assert figure_data.figure_frame(fig).empty
+
+
+def test_a_long_csv_is_written_compressed(tmp_path, monkeypatch):
+    _in_kernel(tmp_path, monkeypatch, runner.source_state())
+    frame = pd.DataFrame({"x": np.linspace(0, 1, 60_000), "y": np.linspace(1, 2, 60_000)})
+    line = figure_data.publish("Figure 3.4", frame, "A long curve of many points.")
+    path = tmp_path / "figdata" / "03-pm-three-outputs" / "figure-3-4.csv.gz"
+    assert path.is_file() and "figure-3-4.csv.gz" in line and " MB)" in line
+    assert np.array_equal(pd.read_csv(path).to_numpy(), frame.to_numpy())
