@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     book.add_argument("--jobs", type=int, default=None,
                       help="chapters executed at once (default: the number of cores)")
     sub.add_parser("site", help="build the package and render the executed chapters (no execution)")
+    sub.add_parser("changelog", help="rewrite CHANGELOG.md from the git history of the "
+                   "pinned verdicts")
     sub.add_parser("pdf", help="the PDF edition of the built site (_build/html/ldp-companion.pdf;"
                    " needs Chromium)")
     student = sub.add_parser("student", help="the chapters as handed out in a course: "
@@ -144,6 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "pdf":
         return _pdf()
+    if args.command == "changelog":
+        from ldp_companion import changelog
+
+        print(f"wrote {changelog.write(runner.REPO)}")
+        return 0
     started = time.perf_counter()
     if args.command == "site":
         print(f"site built; open {runner.build_site()}")

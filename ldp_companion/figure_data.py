@@ -22,6 +22,7 @@ import html
 import json
 import os
 import re
+import shlex
 import time
 from pathlib import Path
 
@@ -43,16 +44,24 @@ GZIP_ABOVE = 1_000_000
 _LAST = [time.perf_counter()]  # when the previous result was shown (or the module imported)
 
 
-def run_context(parameters: dict, source: dict, machine: str) -> str:
-    """The JSON the runner puts in :data:`RUN_ENV`: ``parameters`` are the values in force,
-    ``source`` is :func:`ldp_companion.runner.source_state`; ``started`` (epoch seconds) is
-    now, when the chapter starts."""
-    text = json.dumps(parameters, sort_keys=True, default=str)
+def run_context(parameters: dict, resolved: dict, source: dict, machine: str,
+                chapter: str) -> str:
+    """The JSON the runner puts in :data:`RUN_ENV`: ``parameters`` as passed, ``resolved``
+    every value in force (hashed), ``source`` is :func:`ldp_companion.runner.source_state`;
+    ``started`` (epoch seconds) is now, when the chapter starts; ``rerun`` is the command that
+    computes the same results again."""
+    text = json.dumps(resolved, sort_keys=True, default=str)
+    number = chapter.split("-")[0]
+    rerun = " ".join([f"python -m ldp_companion run {number}"]
+                     + [f"-p {k} {shlex.quote(repr(v) if not isinstance(v, str) else v)}"
+                        for k, v in parameters.items()])
+    if source.get("commit"):
+        rerun = f"git checkout {source['commit'][:12]} && {rerun}"
     return json.dumps({
-        "profile": parameters.get("profile"), "seed": parameters.get("seed"),
+        "profile": resolved.get("profile"), "seed": resolved.get("seed"),
         "parameters": json.loads(text),
         "parameters_sha256": hashlib.sha256(text.encode()).hexdigest(),
-        **source, "machine": machine, "started": time.time()})
+        **source, "machine": machine, "started": time.time(), "rerun": rerun})
 
 
 def _rows(ax, panel: str) -> list[dict]:
@@ -182,7 +191,8 @@ def publish(number: str, frame: pd.DataFrame, caption: str, *, index: bool = Fal
     (out / f"{slug}.json").write_text(json.dumps(record, indent=1, sort_keys=True))
     size = f" ({len(text) / 1e6:.1f} MB)" if name.endswith(".gz") else ""
     return (f'<p class="provenance"><a href="{FOLDER}/{chapter}/{name}" download>{name}</a>'
-            f"{size} · "
+            f'{size} · <a href="{FOLDER}/{chapter}/{slug}.json">provenance and rerun command'
+            f"</a> · "
             f"{html.escape(provenance_text(record))}</p>")
 
 

@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -168,7 +169,7 @@ def execute(source: Path, out_dir: Path, parameters: dict | None = None,
     shutil.rmtree(out_dir / figure_data.FOLDER / Path(source).stem, ignore_errors=True)
     state, host = source_state(), machine()
     os.environ[figure_data.RUN_ENV] = figure_data.run_context(
-        _jsonable(resolved or parameters), state, host)
+        _jsonable(parameters), _jsonable(resolved or parameters), state, host, source.stem)
     print(f"[{source.stem}] executing with {parameters or 'no parameters'} ...", flush=True)
     started = time.perf_counter()
     os.environ.pop(STORE_ENV, None)  # the kernel inherits only the store asked for
@@ -432,12 +433,56 @@ def build_package(root: Path = REPO) -> list[Path]:
     return files
 
 
+#: Set to the book's public repository (``https://github.com/owner/name``) to turn on the
+#: repository and issue buttons of every page; :data:`LAUNCH_ENV` (a BinderHub URL) adds launch
+#: buttons. Off by default: the offline build links nothing outside the machine.
+REPOSITORY_ENV = "LDP_COMPANION_REPOSITORY_URL"
+LAUNCH_ENV = "LDP_COMPANION_BINDERHUB_URL"
+
+
+def public_config(config: dict, repository_url: str | None, binderhub_url: str | None = None,
+                  branch: str = "main") -> dict:
+    """``config`` (the parsed ``_config.yml``) with the buttons of a public deployment: the
+    repository and issue buttons when ``repository_url`` is given, launch buttons when
+    ``binderhub_url`` is too. Without ``repository_url`` it is ``config`` unchanged."""
+    import copy
+
+    if not repository_url:
+        return config
+    if not re.fullmatch(r"https://[\w.-]+/[\w.-]+/[\w.-]+/?", repository_url):
+        raise ValueError(f"{REPOSITORY_ENV} must be a repository URL such as "
+                         f"https://github.com/owner/name, got {repository_url!r}")
+    out = copy.deepcopy(config)
+    out["repository"] = {"url": repository_url.rstrip("/"), "branch": branch,
+                         "path_to_book": ""}
+    out.setdefault("html", {}).update(use_repository_button=True, use_issues_button=True)
+    if binderhub_url:
+        out.setdefault("launch_buttons", {})["binderhub_url"] = binderhub_url
+    return out
+
+
+def _config_file(root: Path) -> Path:
+    """The configuration the build uses: ``_config.yml``, or a copy with the public buttons
+    when :data:`REPOSITORY_ENV` is set (written to ``_build/_config.public.yml``)."""
+    import yaml
+
+    source = root / "_config.yml"
+    url = os.environ.get(REPOSITORY_ENV)
+    if not url:
+        return source
+    config = public_config(yaml.safe_load(source.read_text()), url, os.environ.get(LAUNCH_ENV))
+    target = root / "_build" / "_config.public.yml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    return target
+
+
 def build_site(root: Path = REPO) -> Path:
     """Build the package, then render the executed notebooks with Jupyter Book (warnings are
-    errors)."""
+    errors). With :data:`REPOSITORY_ENV` set, the pages get repository and issue buttons."""
     build_package(root)
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(root), "-W", "-n",
-           "--keep-going"]
+           "--keep-going", "--config", str(_config_file(root))]
     print("$", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True)
     return root / "_build" / "html" / "index.html"

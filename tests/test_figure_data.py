@@ -65,7 +65,8 @@ def _in_kernel(tmp_path, monkeypatch, source):
     monkeypatch.setenv(numbering.CHAPTER_ENV, "03-pm-three-outputs")
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
     monkeypatch.setenv(figure_data.RUN_ENV, figure_data.run_context(
-        {"profile": "smoke", "seed": 3}, source, "x86_64, 2 cores"))
+        {"profile": "smoke", "seed": 3}, {"profile": "smoke", "seed": 3, "n": 10}, source,
+        "x86_64, 2 cores", "03-pm-three-outputs"))
 
 
 def test_a_figure_gets_its_csv_and_a_provenance_line_naming_the_commit(tmp_path, monkeypatch):
@@ -83,7 +84,9 @@ def test_a_figure_gets_its_csv_and_a_provenance_line_naming_the_commit(tmp_path,
     assert commit and record["commit"] == commit and commit[:10] in line
     assert record["seed"] == 3 and record["profile"] == "smoke"
     assert record["data_sha256"] == {"ctg": "ab" * 32} and "ctg sha256 abababab" in line
-    assert len(record["parameters_sha256"]) == 64
+    assert len(record["parameters_sha256"]) == 64 and record["parameters"]["n"] == 10
+    assert record["rerun"] == (f"git checkout {commit[:12]} && python -m ldp_companion run 03 "
+                               "-p profile smoke -p seed 3")
     assert isinstance(record["uncommitted_changes"], bool)
 
 

@@ -6,7 +6,9 @@ imports upward.
 * a chapter package (``pm/``, ``hiera/``, ...) imports shared blocks and itself, never another
   chapter;
 * only :mod:`ldp_companion.book`, :mod:`ldp_companion.planning` (which projects every
-  chapter's runs from its parameters) and the command line sit above the chapters;
+  chapter's runs from its parameters), :mod:`ldp_companion.cards` (each paper's reproduction
+  card), :mod:`ldp_companion.citation` (the BibTeX of every chapter) and the command line sit
+  above the chapters;
 * a chapter notebook imports shared blocks and its own package only.
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ldp_companion import book, runner
 
 PACKAGE = runner.REPO / "ldp_companion"
 CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()}
-TOP = {"__main__", "book", "planning", "cards"}
+TOP = {"__main__", "book", "planning", "cards", "citation"}
 
 
 def layer(module: str) -> str:

@@ -92,3 +92,28 @@ def test_citation_file_names_the_package_version():
     assert all("name" in a or "family-names" in a for a in cff["authors"])
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert cff["version"] == project["version"] and cff["license"] == project["license"]
+
+
+def test_public_buttons_are_off_unless_a_repository_is_named(monkeypatch):
+    import yaml
+
+    from ldp_companion import runner
+
+    config = yaml.safe_load((runner.REPO / "_config.yml").read_text())
+    assert config["html"]["use_repository_button"] is False
+    assert config["html"]["use_issues_button"] is False
+    assert runner.public_config(config, None) is config
+    public = runner.public_config(config, "https://github.com/owner/ldp-companion/",
+                                  "https://mybinder.org")
+    assert public["repository"]["url"] == "https://github.com/owner/ldp-companion"
+    assert public["html"]["use_repository_button"] and public["html"]["use_issues_button"]
+    assert public["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert config["html"]["use_repository_button"] is False  # the offline config untouched
+    with pytest.raises(ValueError, match="repository URL"):
+        runner.public_config(config, "github.com/owner")
+    monkeypatch.delenv(runner.REPOSITORY_ENV, raising=False)
+    assert runner._config_file(runner.REPO) == runner.REPO / "_config.yml"
+    monkeypatch.setenv(runner.REPOSITORY_ENV, "https://github.com/owner/name")
+    written = yaml.safe_load(runner._config_file(runner.REPO).read_text())
+    assert written["html"]["use_repository_button"] is True
+    assert written["bibtex_bibfiles"] == config["bibtex_bibfiles"]
