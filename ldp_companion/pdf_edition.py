@@ -57,7 +57,7 @@ pre { white-space: pre-wrap !important; overflow-wrap: anywhere; font-size: 8.5p
 table { max-width: 100%; font-size: 8.5pt; border-collapse: collapse; }
 table td, table th { overflow-wrap: anywhere; padding: 2px 4px; }
 div.cell_output { overflow: visible !important; max-height: none !important; }
-div.cell_output table { table-layout: auto; width: auto; max-width: 100%; }
+div.cell_output table { max-width: 100%; }
 details { display: block; } details > summary { font-weight: 600; }
 .toggle-hidden, .toggle-details__content { display: block !important; visibility: visible !important; }
 a { color: #0b4f8a; }

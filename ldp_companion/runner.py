@@ -456,8 +456,16 @@ def public_config(config: dict, repository_url: str | None, binderhub_url: str |
     out["repository"] = {"url": repository_url.rstrip("/"), "branch": branch,
                          "path_to_book": ""}
     out.setdefault("html", {}).update(use_repository_button=True, use_issues_button=True)
+    # _config.yml sets the theme's options itself, which replaces what Jupyter Book derives
+    # from the keys above: the buttons must be set there too
+    theme = out.setdefault("sphinx", {}).setdefault("config", {}).setdefault(
+        "html_theme_options", {})
+    theme.update(repository_url=repository_url.rstrip("/"), repository_branch=branch,
+                 path_to_docs="", use_repository_button=True, use_issues_button=True)
     if binderhub_url:
         out.setdefault("launch_buttons", {})["binderhub_url"] = binderhub_url
+        theme["launch_buttons"] = {"binderhub_url": binderhub_url,
+                                   "notebook_interface": "classic"}
     return out
 
 

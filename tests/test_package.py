@@ -108,6 +108,11 @@ def test_public_buttons_are_off_unless_a_repository_is_named(monkeypatch):
     assert public["repository"]["url"] == "https://github.com/owner/ldp-companion"
     assert public["html"]["use_repository_button"] and public["html"]["use_issues_button"]
     assert public["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    theme = public["sphinx"]["config"]["html_theme_options"]  # what the theme reads
+    assert theme["repository_url"] == "https://github.com/owner/ldp-companion"
+    assert theme["use_repository_button"] and theme["use_issues_button"]
+    assert theme["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert "repository_url" not in config["sphinx"]["config"]["html_theme_options"]
     assert config["html"]["use_repository_button"] is False  # the offline config untouched
     with pytest.raises(ValueError, match="repository URL"):
         runner.public_config(config, "github.com/owner")
