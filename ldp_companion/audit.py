@@ -307,15 +307,16 @@ def clopper_pearson(k, n, alpha):
     return np.where(k <= 0, 0.0, lower), np.where(k >= n, 1.0, upper)
 
 
-def _log_ratio_lower(k_num, k_den, n, alpha):
-    """``log(lower(p_num) / upper(p_den))`` from counts out of ``n``."""
+def _log_ratio_lower(k_num, k_den, n, alpha, delta=0.0):
+    """``log((lower(p_num) - delta) / upper(p_den))`` from counts out of ``n`` (``-inf`` when
+    the lower bound does not exceed ``delta``)."""
     lower, _ = clopper_pearson(k_num, n, alpha)
     _, upper = clopper_pearson(k_den, n, alpha)
     with np.errstate(divide="ignore"):
-        return np.log(lower) - np.log(upper)
+        return np.log(np.maximum(lower - delta, 0.0)) - np.log(upper)
 
 
-def _wilson_log_ratio_lower(k_num, k_den, n, z):
+def _wilson_log_ratio_lower(k_num, k_den, n, z, delta=0.0):
     """Fast stand-in for :func:`_log_ratio_lower` (Wilson score bounds at ``z``), used
     only to rank candidate regions; the reported bound is always Clopper--Pearson."""
     def wilson(k, sign):
@@ -324,7 +325,8 @@ def _wilson_log_ratio_lower(k_num, k_den, n, z):
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
         return (centre + sign * half) / (1 + z * z / n)
     with np.errstate(divide="ignore"):
-        return np.log(np.maximum(wilson(k_num, -1), 0.0)) - np.log(wilson(k_den, +1))
+        return (np.log(np.maximum(wilson(k_num, -1) - delta, 0.0))
+                - np.log(wilson(k_den, +1)))
 
 
 @dataclass(frozen=True)
@@ -370,6 +372,8 @@ class EmpiricalAudit:
         ``P(epsilon_lower > true epsilon) <= 1 - confidence``.
     claimed_epsilon : float or None
         The budget the mechanism claims, if given.
+    delta : float
+        The δ of the (ε, δ) bound (0: pure ε).
     """
 
     epsilon_lower: float
@@ -382,6 +386,7 @@ class EmpiricalAudit:
     n_holdout: int
     confidence: float
     claimed_epsilon: float | None = None
+    delta: float = 0.0
     stat_x: np.ndarray = field(default=None, repr=False, compare=False)
     stat_x_prime: np.ndarray = field(default=None, repr=False, compare=False)
 
@@ -463,7 +468,7 @@ def _region_counts(sx: np.ndarray, sxp: np.ndarray, c: np.ndarray, discrete: boo
     return tails(sx), tails(sxp)
 
 
-def _select_region(sx, sxp, alpha, max_thresholds) -> tuple[Region, bool]:
+def _select_region(sx, sxp, alpha, max_thresholds, delta=0.0) -> tuple[Region, bool]:
     """Region and direction maximizing the epsilon lower bound on the selection half.
 
     The bounds compared (Wilson score bounds, a fast close match of Clopper--Pearson) are
@@ -480,7 +485,7 @@ def _select_region(sx, sxp, alpha, max_thresholds) -> tuple[Region, bool]:
     for op in kx:
         for swapped in (False, True):
             num, den = (kxp[op], kx[op]) if swapped else (kx[op], kxp[op])
-            score = _wilson_log_ratio_lower(num, den, sx.size, z)
+            score = _wilson_log_ratio_lower(num, den, sx.size, z, delta)
             i = int(np.argmax(score))
             if score[i] > best[0]:
                 best = (score[i], Region(op, float(c[i])), swapped)
@@ -491,7 +496,7 @@ def empirical_audit(sampler, x, x_prime, n: int, rng: np.random.Generator, *,
                     statistic: Callable[[np.ndarray], np.ndarray] | None = None,
                     confidence: float = 0.95, claimed_epsilon: float | None = None,
                     batch_size: int | None = None,
-                    max_thresholds: int = 2000) -> EmpiricalAudit:
+                    max_thresholds: int = 2000, delta: float = 0.0) -> EmpiricalAudit:
     """Lower confidence bound on the epsilon of a mechanism, from samples.
 
     Draw ``n`` outputs under ``x`` and ``n`` under ``x'``; reduce each to a scalar
@@ -540,6 +545,9 @@ def empirical_audit(sampler, x, x_prime, n: int, rng: np.random.Generator, *,
         Outputs per sampler call; default keeps a batch near 2**23 numbers.
     max_thresholds : int
         Most candidate thresholds tried in the selection half.
+    delta : float
+        For an (ε, δ) guarantee: ``P(R | x) <= e^ε P(R | x') + δ`` for every region, so the
+        bound becomes ``log((CP_lower(k) - δ) / CP_upper(k'))``. Default 0 (pure ε).
 
     Returns
     -------
@@ -565,21 +573,24 @@ def empirical_audit(sampler, x, x_prime, n: int, rng: np.random.Generator, *,
         batch_size = max(1, 2**23 // max(1, x.size))
     batch_size = check_positive_int(batch_size, "batch_size")
     max_thresholds = check_positive_int(max_thresholds, "max_thresholds")
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 <= delta < 1:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
 
     sx = _statistics(sampler, statistic, x, n, rng, batch_size)
     sxp = _statistics(sampler, statistic, x_prime, n, rng, batch_size)
     half, alpha = n // 2, (1.0 - confidence) / 2.0
-    region, swapped = _select_region(sx[:half], sxp[:half], alpha, max_thresholds)
+    region, swapped = _select_region(sx[:half], sxp[:half], alpha, max_thresholds, delta)
     hx, hxp = sx[half:], sxp[half:]
     kx, kxp = int(region.contains(hx).sum()), int(region.contains(hxp).sum())
     num, den = (kxp, kx) if swapped else (kx, kxp)
-    bound = float(_log_ratio_lower(num, den, hx.size, alpha))
+    bound = float(_log_ratio_lower(num, den, hx.size, alpha, delta))
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = float(np.log(num) - np.log(den))
     return EmpiricalAudit(epsilon_lower=max(0.0, bound), epsilon_hat=estimate, region=region,
                           swapped=swapped, count_x=kx, count_x_prime=kxp, n=n,
                           n_holdout=hx.size, confidence=confidence,
-                          claimed_epsilon=claimed_epsilon, stat_x=hx, stat_x_prime=hxp)
+                          claimed_epsilon=claimed_epsilon, delta=float(delta), stat_x=hx,
+                          stat_x_prime=hxp)
 
 
 # --------------------------------------------------------------------------------------

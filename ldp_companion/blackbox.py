@@ -128,7 +128,8 @@ def fit_ratio(sampler, x, x_prime, n_train: int, rng, classifier: str = "histogr
 
 def sniper_audit(sampler, x, x_prime, n: int, rng, *, n_train: int | None = None,
                  classifier: str = "histogram", confidence: float = 0.95,
-                 claimed_epsilon: float | None = None, **options) -> EmpiricalAudit:
+                 claimed_epsilon: float | None = None, delta: float = 0.0,
+                 **options) -> EmpiricalAudit:
     """DP-Sniper's bound for one pair: a learned statistic (``n_train`` outputs per input,
     default ``n // 4``), then :func:`~ldp_companion.audit.empirical_audit` on ``n`` fresh
     outputs per input with that statistic (half choose the threshold, half bound)."""
@@ -138,7 +139,7 @@ def sniper_audit(sampler, x, x_prime, n: int, rng, *, n_train: int | None = None
     rng = check_rng(rng)
     ratio = fit_ratio(sampler, x, x_prime, n_train, rng, classifier, **options)
     return empirical_audit(sampler, x, x_prime, n, rng, statistic=ratio,
-                           confidence=confidence, claimed_epsilon=claimed_epsilon)
+                           confidence=confidence, claimed_epsilon=claimed_epsilon, delta=delta)
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,8 @@ def _sampler(sampler, claimed_epsilon):
 
 def dp_sniper(sampler, pairs, n: int, rng, *, n_screen: int | None = None,
               classifier: str = "histogram", confidence: float = 0.95,
-              claimed_epsilon: float | None = None, **options) -> SniperAudit:
+              claimed_epsilon: float | None = None, delta: float = 0.0,
+              **options) -> SniperAudit:
     """A black-box lower bound on ε over candidate input pairs.
 
     Parameters
@@ -190,6 +192,8 @@ def dp_sniper(sampler, pairs, n: int, rng, *, n_screen: int | None = None,
         The final bound exceeds the true ε with probability at most ``1 - confidence``.
     claimed_epsilon : float, optional
         The budget the mechanism claims (a :class:`ScalarMechanism`'s own by default).
+    delta : float
+        For an (ε, δ) mechanism (the Gaussian ones): the bound is on ε at this δ.
 
     Returns
     -------
@@ -212,10 +216,10 @@ def dp_sniper(sampler, pairs, n: int, rng, *, n_screen: int | None = None,
             screened.append((0, float("nan")))
             break
         first = sniper_audit(sampler, a, b, n_screen, rng, classifier=classifier,
-                             confidence=confidence, **options)
+                             confidence=confidence, delta=delta, **options)
         screened.append((i, first.epsilon_hat))
     best = max(screened, key=lambda s: -np.inf if np.isnan(s[1]) else s[1])[0]
     a, b = pairs[best]
     final = sniper_audit(sampler, a, b, n, rng, classifier=classifier, confidence=confidence,
-                         claimed_epsilon=claimed_epsilon, **options)
+                         claimed_epsilon=claimed_epsilon, delta=delta, **options)
     return SniperAudit(a, b, final, tuple(screened))

@@ -93,3 +93,24 @@ def test_bad_arguments_are_refused(bad, match):
     args.update(bad)
     with pytest.raises(ValueError, match=match):
         blackbox.dp_sniper(**args)
+
+
+def test_a_gaussian_mechanism_is_judged_at_its_delta():
+    """Gaussian noise calibrated (analytic, Balle & Wang 2018) to (1, 10⁻³)-DP for a
+    sensitivity-1 scalar: the pure-ε bound exceeds 1 (its pure ε is infinite), the bound at
+    δ = 10⁻³ stays under 1."""
+    from ldp_companion.tensor import gaussian_sigma
+
+    sigma = gaussian_sigma(1.0, 1.0, 1e-3, method="analytic")
+
+    def sample(x, n, rng):
+        return np.asarray(x, float) + sigma * rng.standard_normal((n,) + np.shape(x))
+
+    pair = [(np.zeros(1), np.ones(1))]
+    pure = blackbox.dp_sniper(sample, pair, 2_000_000, np.random.default_rng(7),
+                              claimed_epsilon=1.0)
+    at_delta = blackbox.dp_sniper(sample, pair, 2_000_000, np.random.default_rng(7),
+                                  claimed_epsilon=1.0, delta=1e-3)
+    assert pure.flagged
+    assert not at_delta.flagged and at_delta.epsilon_lower > 0.5
+    assert at_delta.audit.delta == 1e-3
