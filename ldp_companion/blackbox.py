@@ -35,10 +35,12 @@ from ldp_companion.mechanisms.base import ScalarMechanism
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = ["HistogramRatio", "LogisticRatio", "fit_ratio", "sniper_audit", "dp_sniper",
-           "SniperAudit", "CLASSIFIERS"]
+           "SniperAudit", "CLASSIFIERS", "CONFIDENCE"]
 
 #: The classifiers :func:`fit_ratio` can learn.
 CLASSIFIERS = ("histogram", "logistic")
+#: Default confidence of a bound: it exceeds the true ε with probability at most 1 − this.
+CONFIDENCE = 0.95
 
 
 def _flat(y) -> np.ndarray:
@@ -127,7 +129,7 @@ def fit_ratio(sampler, x, x_prime, n_train: int, rng, classifier: str = "histogr
 
 
 def sniper_audit(sampler, x, x_prime, n: int, rng, *, n_train: int | None = None,
-                 classifier: str = "histogram", confidence: float = 0.95,
+                 classifier: str = "histogram", confidence: float = CONFIDENCE,
                  claimed_epsilon: float | None = None, delta: float = 0.0,
                  **options) -> EmpiricalAudit:
     """DP-Sniper's bound for one pair: a learned statistic (``n_train`` outputs per input,
@@ -149,7 +151,7 @@ class SniperAudit:
     x: np.ndarray
     x_prime: np.ndarray
     audit: EmpiricalAudit
-    screened: tuple  # (pair index, screening estimate) of every candidate
+    screened: tuple  # (pair index, classifier, screening estimate) of every candidate
 
     @property
     def epsilon_lower(self) -> float:
@@ -170,7 +172,7 @@ def _sampler(sampler, claimed_epsilon):
 
 
 def dp_sniper(sampler, pairs, n: int, rng, *, n_screen: int | None = None,
-              classifier: str = "histogram", confidence: float = 0.95,
+              classifier="histogram", confidence: float = CONFIDENCE,
               claimed_epsilon: float | None = None, delta: float = 0.0,
               **options) -> SniperAudit:
     """A black-box lower bound on ε over candidate input pairs.
@@ -185,9 +187,10 @@ def dp_sniper(sampler, pairs, n: int, rng, *, n_screen: int | None = None,
         Outputs per input of the final audit (a quarter more train its classifier).
     rng : numpy.random.Generator
     n_screen : int, optional
-        Outputs per input of each candidate's screening audit (default ``n // 10``); the pair
-        with the largest screening estimate is audited again on fresh outputs.
-    classifier : {"histogram", "logistic"}
+        Outputs per input of each candidate's screening audit (default ``n // 10``); the
+        candidate with the largest screening estimate is audited again on fresh outputs.
+    classifier : {"histogram", "logistic"} or a sequence of them
+        With several, each (pair, classifier) is screened and the best is audited.
     confidence : float
         The final bound exceeds the true ε with probability at most ``1 - confidence``.
     claimed_epsilon : float, optional
@@ -208,18 +211,22 @@ def dp_sniper(sampler, pairs, n: int, rng, *, n_screen: int | None = None,
             raise ValueError(f"a pair's inputs must have one shape, got {a.shape} and {b.shape}")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 8:
         raise ValueError(f"n must be an integer >= 8, got {n!r}")
+    kinds = (classifier,) if isinstance(classifier, str) else tuple(classifier)
+    bad = [k for k in kinds if k not in CLASSIFIERS]
+    if bad or not kinds:
+        raise ValueError(f"classifier must be one of {CLASSIFIERS} (or several), got "
+                         f"{classifier!r}")
     rng = check_rng(rng)
     n_screen = max(8, n // 10) if n_screen is None else check_positive_int(n_screen, "n_screen")
+    candidates = [(i, kind) for i in range(len(pairs)) for kind in kinds]
     screened = []
-    for i, (a, b) in enumerate(pairs):
-        if len(pairs) == 1:
-            screened.append((0, float("nan")))
-            break
-        first = sniper_audit(sampler, a, b, n_screen, rng, classifier=classifier,
+    for i, kind in candidates if len(candidates) > 1 else []:
+        first = sniper_audit(sampler, *pairs[i], n_screen, rng, classifier=kind,
                              confidence=confidence, delta=delta, **options)
-        screened.append((i, first.epsilon_hat))
-    best = max(screened, key=lambda s: -np.inf if np.isnan(s[1]) else s[1])[0]
-    a, b = pairs[best]
-    final = sniper_audit(sampler, a, b, n, rng, classifier=classifier, confidence=confidence,
+        screened.append((i, kind, first.epsilon_hat))
+    best = (max(screened, key=lambda s: -np.inf if np.isnan(s[2]) else s[2])[:2]
+            if screened else candidates[0])
+    a, b = pairs[best[0]]
+    final = sniper_audit(sampler, a, b, n, rng, classifier=best[1], confidence=confidence,
                          claimed_epsilon=claimed_epsilon, delta=delta, **options)
     return SniperAudit(a, b, final, tuple(screened))

@@ -10,10 +10,12 @@ import re
 from pathlib import Path
 from types import ModuleType
 
-from ldp_companion import appendix, byom, hiera, pm, spof, tldp, tvg
+from ldp_companion import appendix, byom, compare, hiera, pm, spof, tldp, tvg
 from ldp_companion.appendix import (exercises as _a_ex, items as _a_items,
                                     params as _a_params)
 from ldp_companion.byom import exercises as _b_ex, items as _b_items, params as _b_params
+from ldp_companion.compare import (exercises as _c_ex, items as _c_items,
+                                   params as _c_params)
 from ldp_companion.coverage import PaperItems
 from ldp_companion.exercises import ExerciseSet
 from ldp_companion.hiera import (exercises as _hiera_ex, items as _hiera_items,
@@ -34,19 +36,19 @@ __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "cover
 
 PACKAGES: dict[str, ModuleType] = {
     "01-tldp": tldp, "02-tvg": tvg, "03-pm-three-outputs": pm, "04-spof": spof,
-    "05-hiera": hiera, "A-audit": appendix, "B-mechanism": byom,
+    "05-hiera": hiera, "A-audit": appendix, "B-mechanism": byom, "C-compare": compare,
 }
 PARAMS: dict[str, ChapterParams] = {p.PARAMS.chapter: p.PARAMS for p in (
     _tldp_params, _tvg_params, _pm_params, _spof_params, _hiera_params, _a_params,
-    _b_params)}
+    _b_params, _c_params)}
 ITEMS: dict[str, PaperItems] = {i.ITEMS.chapter: i.ITEMS for i in (
     _tldp_items, _tvg_items, _pm_items, _spof_items, _hiera_items, _a_items,
-    _b_items)}
+    _b_items, _c_items)}
 
 #: Chapters whose exercises check themselves (:mod:`ldp_companion.exercises`): chapter -> its
 #: exercise set.
 EXERCISES: dict[str, ExerciseSet] = {e.EXERCISES.chapter: e.EXERCISES for e in (
-    _tldp_ex, _tvg_ex, _pm_ex, _spof_ex, _hiera_ex, _a_ex, _b_ex)}
+    _tldp_ex, _tvg_ex, _pm_ex, _spof_ex, _hiera_ex, _a_ex, _b_ex, _c_ex)}
 
 #: Chapters whose paper's text lost formulas or numbers: chapter -> its ``reconstructions``
 #: module (``NOTE``, ``RECONSTRUCTED``).

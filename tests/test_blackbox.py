@@ -69,7 +69,18 @@ def test_the_pair_is_chosen_on_screening_samples_and_reported():
     found = blackbox.dp_sniper(mechanism, [(0.0, 0.0), (1.0, -1.0)], 50_000,
                                np.random.default_rng(5))
     assert (float(found.x), float(found.x_prime)) == (1.0, -1.0)
-    assert [i for i, _ in found.screened] == [0, 1]
+    assert [(i, kind) for i, kind, _ in found.screened] == [(0, "histogram"), (1, "histogram")]
+
+
+def test_several_classifiers_are_screened_and_the_better_one_audits():
+    """On Gaussian noise over a 4×4 tensor, logistic regression (a linear score, the exact
+    likelihood ratio here) beats per-coordinate histograms in the screening."""
+    sampler = lambda x, n, rng: x + rng.standard_normal((n,) + x.shape)  # noqa: E731
+    found = blackbox.dp_sniper(sampler, [(np.zeros((4, 4)), np.full((4, 4), 0.5))], 40_000,
+                               np.random.default_rng(8), classifier=("histogram", "logistic"))
+    kinds = {kind: est for _, kind, est in found.screened}
+    assert set(kinds) == {"histogram", "logistic"}
+    assert kinds["logistic"] > kinds["histogram"]
 
 
 def test_histogram_ratio_gives_atoms_their_own_bins():

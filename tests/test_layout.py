@@ -7,8 +7,9 @@ imports upward.
   chapter;
 * only :mod:`ldp_companion.book`, :mod:`ldp_companion.planning` (which projects every
   chapter's runs from its parameters), :mod:`ldp_companion.cards` (each paper's reproduction
-  card), :mod:`ldp_companion.citation` (the BibTeX of every chapter) and the command line sit
-  above the chapters;
+  card), :mod:`ldp_companion.citation` (the BibTeX of every chapter), appendix C's
+  :mod:`ldp_companion.compare` (which compares the papers' mechanisms) and the command line
+  sit above the chapters;
 * a chapter notebook imports shared blocks and its own package only.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ldp_companion import book, runner
 
 PACKAGE = runner.REPO / "ldp_companion"
 CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()}
-TOP = {"__main__", "book", "planning", "cards", "citation"}
+TOP = {"__main__", "book", "planning", "cards", "citation", "compare"}
 
 
 def layer(module: str) -> str:

@@ -1,0 +1,15 @@
+"""Appendix C: the mechanisms of the five papers on one scale, at the ε they really spend.
+
+Not one paper's chapter: it sits above the chapter packages (it reads TLDP's mechanisms from
+:mod:`ldp_companion.tldp`, HierA's from :mod:`ldp_companion.hiera`), beside
+:mod:`ldp_companion.book`.
+
+* :mod:`~ldp_companion.compare.catalogue`: every mechanism of the papers, with its claimed ε,
+  its exact ε where its output law is known, and a sampler for the black-box auditor;
+* :mod:`~ldp_companion.compare.true_epsilon`: the table of claimed, exact and black-box ε
+  (:mod:`ldp_companion.blackbox`, DP-Sniper) and its verdicts;
+* :mod:`~ldp_companion.compare.utility`: the error of each mechanism against the ε it really
+  spends, and the decision map (which mechanism is best, by how much, per ε and task);
+* :mod:`~ldp_companion.compare.claims`: the papers' comparative claims at the claimed and at
+  the true ε, recorded in the ledger.
+"""

@@ -1,0 +1,173 @@
+"""Every mechanism of the five papers: what it claims, what it spends, and how to sample it.
+
+An :class:`Entry` names a mechanism, the paper it comes from, the ε the paper claims when the
+mechanism runs at budget ``eps``, its exact ε when the law of its output is known (computed
+from the noise the code draws: the calibration functions the mechanism itself calls), and a
+sampler with candidate input pairs for the black-box auditor (:mod:`ldp_companion.blackbox`).
+The (ε, δ) mechanisms carry their δ: their ε is judged at it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ldp_companion import audit
+from ldp_companion.hiera.graded_laplace import GradedLaplace
+from ldp_companion.hiera.levels import paper_levels
+from ldp_companion.hiera.privacy import privacy_matrix
+from ldp_companion.hiera.protocol import lhp
+from ldp_companion.mechanisms import get_mechanism
+from ldp_companion.tensor import (MECHANISMS, gaussian_sigma, idn_sigma, laplace_scale,
+                                  mvg_iid_sigma, tensor_size)
+from ldp_companion.tensor.calibration import gaussian_epsilon
+from ldp_companion.tldp.algorithm import log_retain_prob, tldp
+
+__all__ = ["Entry", "PAPERS", "SCALAR", "TENSOR", "scalar_entries", "tensor_entries",
+           "tensor_exact", "tldp_exact", "SCALAR_PAIRS"]
+
+#: The papers, by the chapter that reproduces them.
+PAPERS = {"tldp": "Yuan et al. (ch. 1)", "tvg": "Yang et al. (ch. 2)",
+          "pm": "Zhao et al. (ch. 3)", "hiera": "Hao et al. (ch. 5)"}
+#: The scalar mechanisms on [-1, 1] of the registry, with the paper that uses them (Laplace and
+#: Duchi are the baselines of Zhao et al.; Harmony is Hao et al.'s baseline).
+SCALAR = {"laplace": "pm", "duchi": "pm", "pm": "pm", "hm": "pm", "three_outputs": "pm",
+          "pm_opt": "pm", "pm_sub": "pm", "hm_tp": "pm", "harmony": "hiera"}
+#: Candidate input pairs of a scalar mechanism on [-1, 1].
+SCALAR_PAIRS = [(1.0, -1.0), (-1.0, 1.0), (0.0, 1.0), (1.0, 0.0)]
+#: Pairs for the graded mechanisms: values of the least and the most protected levels.
+GRADED_PAIRS = [(-1.0, 1.0), (1.0, -1.0), (-0.8, 0.8), (0.8, -0.8)]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One mechanism at one budget."""
+
+    key: str
+    paper: str
+    kind: str                    # "scalar" or "tensor"
+    eps: float                   # the budget it is run at
+    claimed: float               # the ε the paper claims for it (at ``delta``)
+    exact: float | None          # the ε it spends, from its law (None: law not used here)
+    sampler: Callable
+    pairs: list
+    delta: float = 0.0
+
+
+def _scalar(name: str, eps: float) -> Entry:
+    mechanism = get_mechanism(name, eps)
+    return Entry(name, SCALAR[name], "scalar", eps, eps, audit.exact_audit(mechanism).epsilon,
+                 audit.mechanism_sampler(mechanism), SCALAR_PAIRS)
+
+
+def _graded_laplace(eps: float) -> Entry:
+    """Hao et al.'s graded Laplace baseline at base ``eps``: the claim, read as pure LDP, is its
+    largest budget (5 ε); the Laplace scales differ between levels, so the ratio of two
+    inputs' densities grows without bound in the tails."""
+    levels = paper_levels(eps)
+    gl = GradedLaplace(levels)
+    grid = np.linspace(-1.0, 1.0, 41)
+    exact = max(audit.law_log_ratio(gl.output_law(a), gl.output_law(b))[0]
+                for a in grid for b in grid if a != b)
+
+    def sample(x, n, rng):
+        return gl.privatize(np.full(n, float(x)), rng)
+
+    return Entry("graded_laplace", "hiera", "scalar", eps, float(levels.epsilons.max()),
+                 float(exact), sample, GRADED_PAIRS)
+
+
+def _hiera(eps: float) -> Entry:
+    """HierA's user-side report ⟨t*, y⟩ (LHP, Alg. 3) at base ``eps``: Theorem 2 claims graded
+    LDP with r = max, at most 5 ε for any pair; its exact joint loss is computed from its law
+    (:func:`ldp_companion.hiera.privacy.privacy_matrix`)."""
+    levels = paper_levels(eps)
+
+    def sample(x, n, rng):
+        t_star, bits = lhp(np.full(n, float(x)), levels, rng)
+        return np.column_stack([t_star, bits]).astype(float)
+
+    return Entry("hiera", "hiera", "scalar", eps, float(levels.epsilons.max()),
+                 float(privacy_matrix(levels, "joint").max()), sample, GRADED_PAIRS)
+
+
+def scalar_entries(eps: float) -> list[Entry]:
+    """Every scalar mechanism at budget ``eps`` (base budget for the graded ones)."""
+    return [_scalar(n, eps) for n in SCALAR] + [_graded_laplace(eps), _hiera(eps)]
+
+
+def _tensor_sampler(function, eps: float, value_range: float, **options):
+    def sample(x, n, rng):
+        batch = np.broadcast_to(np.asarray(x, float), (n,) + np.shape(x)).copy()
+        return np.asarray(function(batch, eps, value_range, rng=rng, batched=True, **options))
+    return sample
+
+
+def tldp_exact(noise: str, eps: float, size: int, value_range: float, delta: float) -> float:
+    """The ε TLDP spends on a tensor of ``size`` entries for the extreme pair. An entry kept
+    exactly (probability p, Alg. 1) is an output the other input never gives: TLDP-L's pure ε
+    is infinite when p > 0, and TLDP-G's ε at ``delta`` is infinite when some entry is kept
+    with probability ``I p`` at least ``delta``; otherwise the noise alone decides (TLDP-L:
+    ``Lap(Δ/ε)`` on every entry, ``I ε``; TLDP-G: ``N(0, Δ²/2ε)``, at ``delta - I p``)."""
+    kept = float(np.exp(log_retain_prob(size, value_range, eps, noise)))
+    if noise == "laplace":
+        return math.inf if kept > 0 else size * value_range / (value_range / eps)
+    spare = delta - min(1.0, size * kept)
+    if spare <= 0:
+        return math.inf
+    return gaussian_epsilon(math.sqrt(size) * value_range / (value_range / math.sqrt(2 * eps)),
+                            spare)
+
+
+def noise_sigma(key: str, eps: float, shape, value_range: float, delta: float) -> float:
+    """The standard deviation of the noise of an i.i.d. Gaussian tensor mechanism."""
+    size = tensor_size(shape)
+    s2 = value_range * math.sqrt(size)
+    if key == "gaussian":
+        return gaussian_sigma(s2, eps, delta, method="zcdp")
+    if key == "idn":
+        return idn_sigma(size, s2, eps, delta)
+    return mvg_iid_sigma(shape[0], size // shape[0], s2, eps, delta)
+
+
+def tensor_exact(key: str, eps: float, shape, value_range: float, delta: float) -> float:
+    """The exact ε (at ``delta`` for the Gaussian ones) of tensor mechanism ``key`` run at
+    budget ``eps``, for the extreme pair (every entry differing by Δ)."""
+    size = tensor_size(shape)
+    if key in ("tldp_l", "tldp_g"):
+        return tldp_exact("laplace" if key == "tldp_l" else "gaussian", eps, size,
+                          value_range, delta)
+    s1, s2 = value_range * size, value_range * math.sqrt(size)
+    if key == "laplace":
+        return s1 / laplace_scale(s1, eps)
+    return gaussian_epsilon(s2 / noise_sigma(key, eps, shape, value_range, delta), delta)
+
+
+#: The tensor mechanisms: key -> (paper, sampling function, noise of TLDP).
+TENSOR = {"tldp_l": "tldp", "tldp_g": "tldp", "laplace": "tldp", "gaussian": "tldp",
+          "idn": "tvg", "mvg": "tvg"}
+
+
+def tensor_entries(eps: float, shape, value_range: float, delta: float) -> list[Entry]:
+    """The tensor mechanisms of TLDP (ch. 1) and TVG (ch. 2) on tensors of ``shape`` with
+    entries of range ``value_range``, at budget ``eps``, with their exact ε
+    (:func:`tensor_exact`) and samplers for the pair all-zero / all-Δ."""
+    shape = tuple(int(s) for s in shape)
+    pair = [(np.zeros(shape), np.full(shape, float(value_range)))]
+    out = []
+    for key, paper in TENSOR.items():
+        if key.startswith("tldp"):
+            function, options = tldp, {"noise": "laplace" if key == "tldp_l" else "gaussian"}
+        else:
+            function = MECHANISMS[key]
+            options = {} if key in ("laplace", "gaussian") else {"delta": delta}
+        pure = key in ("tldp_l", "laplace")
+        # TLDP's Gaussian baseline is ε-zCDP (Thm. 2, Eq. 8): at δ that is ρ + 2√(ρ ln 1/δ)
+        claimed = eps + 2 * math.sqrt(eps * math.log(1 / delta)) if key == "gaussian" else eps
+        out.append(Entry(key, paper, "tensor", eps, claimed,
+                         tensor_exact(key, eps, shape, value_range, delta),
+                         _tensor_sampler(function, eps, value_range, **options), pair,
+                         0.0 if pure else delta))
+    return out

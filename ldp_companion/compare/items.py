@@ -1,0 +1,42 @@
+"""The numbered sections of appendix C (the mechanisms on one scale) and the claims checking
+them. Data for :mod:`ldp_companion.coverage`."""
+from ldp_companion.coverage import Item, PaperItems
+
+__all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
+
+CLAIM_REFS = {
+    "auditor-no-false-alarm": ["Sec. C.1"],
+    "auditor-catches-mutants": ["Sec. C.1"],
+    "true-eps-pm": ["Sec. C.2"],
+    "true-eps-hiera": ["Sec. C.2"],
+    "true-eps-graded-laplace": ["Sec. C.2"],
+    "true-eps-tldp": ["Sec. C.2"],
+    "true-eps-tvg": ["Sec. C.2"],
+    "true-eps-baselines": ["Sec. C.2"],
+    "blackbox-agrees": ["Sec. C.2"],
+    "tldpg-beats-gaussian-claimed": ["Sec. C.3"],
+    "tldpg-beats-gaussian-true": ["Sec. C.3"],
+    "pmsub-beats-pm": ["Sec. C.3"],
+    "hmtp-lowest-worst-case": ["Sec. C.4"],
+    "hmtp-best-everywhere": ["Sec. C.4"],
+}
+
+#: The auditor's own checks are about the book's tool, not about a paper.
+CLAIM_KINDS = {c: "beyond the paper" for c in
+               ("auditor-no-false-alarm", "auditor-catches-mutants", "blackbox-agrees")}
+
+ITEMS = PaperItems("C-compare", "The five papers' mechanisms on one scale (appendix C)", [
+    Item("Sec. C.1", "A black-box auditor (DP-Sniper) finds known violations and flags no "
+         "correct mechanism", "checked",
+         claims=["auditor-no-false-alarm", "auditor-catches-mutants"]),
+    Item("Sec. C.2", "One table of true ε: claimed, exact and black-box, for every mechanism",
+         "checked", claims=["true-eps-pm", "true-eps-hiera", "true-eps-graded-laplace",
+                            "true-eps-tldp", "true-eps-tvg", "true-eps-baselines",
+                            "blackbox-agrees"]),
+    Item("Sec. C.3", "Utility at equal true privacy: the papers' comparisons redone at the ε "
+         "each mechanism spends", "checked",
+         claims=["tldpg-beats-gaussian-claimed", "tldpg-beats-gaussian-true",
+                 "pmsub-beats-pm"]),
+    Item("Sec. C.4", "The decision map: which mechanism to use, per task and true ε", "checked",
+         claims=["hmtp-lowest-worst-case", "hmtp-best-everywhere"]),
+])

@@ -1,0 +1,24 @@
+"""Parameters of appendix C (the mechanisms on one scale) per profile."""
+from ldp_companion.profiles import ChapterParams, every_profile
+
+__all__ = ["PARAMS"]
+
+PARAMS = ChapterParams("C-compare", {
+    "eps_table": ("claimed ε of the true-ε table", {"smoke": [1.0], "default": [0.5, 1.0, 2.0],
+                                                    "paper": [0.5, 1.0, 2.0]}),
+    "n_audit": ("outputs per input of each black-box audit of a scalar mechanism",
+                {"smoke": 20_000, "default": 200_000, "paper": 2_000_000}),
+    "n_tensor": ("outputs per input of each black-box audit of a tensor mechanism",
+                 {"smoke": 2_000, "default": 20_000, "paper": 100_000}),
+    "tensor_shape": ("tensor shape of the tensor mechanisms (MNIST, TLDP Sec. V and TVG Sec. VIII)",
+                     every_profile([28, 28])),
+    "value_range": ("range Δ of a tensor entry (8-bit pixels, TLDP Table I)", every_profile(256.0)),
+    "delta": ("δ of the (ε, δ) mechanisms (TVG's figures: 10⁻⁵)", every_profile(1e-5)),
+    "eps_true": ("true ε grid of the utility comparison and the decision map",
+                 {"smoke": [0.5, 1.0, 2.0, 4.0], "default": [0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0],
+                  "paper": [0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]}),
+    "x_grid": ("points of the input grid on [-1, 1] for the worst-case and uniform errors",
+               {"smoke": 101, "default": 2001, "paper": 2001}),
+    "tie": ("relative error gap under which two mechanisms tie in the decision map",
+            every_profile(0.01)),
+})

@@ -1,0 +1,50 @@
+"""Appendix C's tables as the page shows them (:func:`ldp_companion.tables.show_table`)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ldp_companion.compare.catalogue import PAPERS
+from ldp_companion.plotting import label
+from ldp_companion.tables import show_table
+
+__all__ = ["true_epsilon_view", "validation_view", "decision_view"]
+
+
+def _names(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    out["mechanism"] = out["mechanism"].map(lambda n: label(n) if n != "hiera"
+                                            else "HierA report ⟨t*, y⟩ (LHP)")
+    if "paper" in out:
+        out["paper"] = out["paper"].map(PAPERS)
+    return out
+
+
+def true_epsilon_view(table: pd.DataFrame, caption: str):
+    """The true-ε table: one row per mechanism and budget."""
+    shown = _names(table).drop(columns=["kind"])
+    return show_table(shown, caption, labels={
+        "paper": "paper", "mechanism": "mechanism", "budget": "run at ε", "delta": "δ",
+        "claimed": "ε claimed", "exact": "ε exact", "black-box lower bound": "ε ≥ (black box)",
+        "verdict": "verdict"}, formats={"run at ε": "{:g}", "δ": "{:g}", "ε claimed": "{:.4g}",
+                                        "ε exact": "{:.4g}", "ε ≥ (black box)": "{:.3f}"})
+
+
+def validation_view(validation: pd.DataFrame, caption: str):
+    """The auditor on known mechanisms."""
+    return show_table(validation, caption, labels={
+        "mechanism": "mechanism (class)", "status": "kind", "budget": "claimed ε",
+        "true": "true ε", "bound": "ε ≥ (black box)", "flagged": "flagged"},
+        formats={"claimed ε": "{:g}", "true ε": "{:.4g}", "ε ≥ (black box)": "{:.3f}"})
+
+
+def decision_view(decisions: pd.DataFrame, caption: str):
+    """The decision map as a table: per task and true ε, the best and its lead."""
+    shown = decisions.copy()
+    shown["best"] = shown["best"].map(
+        lambda b: "tie: " + " / ".join(label(n) for n in b[5:].split(" / "))
+        if b.startswith("tie: ") else label(b))
+    shown["next"] = shown["next"].map(label)
+    return show_table(shown.drop(columns=["winner"]), caption, labels={
+        "task": "task", "epsilon": "true ε", "best": "best", "next": "next best",
+        "lead": "next best's extra error"}, formats={"true ε": "{:g}",
+                                                    "next best's extra error": "{:.1%}"})
