@@ -24,9 +24,13 @@ from ldp_companion.tensor import (MECHANISMS, gaussian_sigma, idn_sigma, laplace
                                   mvg_iid_sigma, tensor_size)
 from ldp_companion.tensor.calibration import gaussian_epsilon
 from ldp_companion.tldp.algorithm import log_retain_prob, tldp
+from ldp_companion.tvg.privacy import true_epsilon as tvg_true_epsilon
+from ldp_companion.tvg.privacy import worst_mu
+from ldp_companion.tvg.release import directional_noise
 
 __all__ = ["Entry", "PAPERS", "SCALAR", "TENSOR", "scalar_entries", "tensor_entries",
-           "tensor_exact", "tldp_exact", "SCALAR_PAIRS"]
+           "tensor_exact", "tldp_exact", "tldp_weights", "udn_workload", "udn_noise",
+           "noise_sigma", "SCALAR_PAIRS"]
 
 #: The papers, by the chapter that reproduces them.
 PAPERS = {"tldp": "Yuan et al. (ch. 1)", "tvg": "Yang et al. (ch. 2)",
@@ -132,22 +136,68 @@ def noise_sigma(key: str, eps: float, shape, value_range: float, delta: float) -
     return mvg_iid_sigma(shape[0], size // shape[0], s2, eps, delta)
 
 
+def tldp_weights(shape) -> np.ndarray:
+    """Alg. 2's weights for the weighted forms: rising from 0 to 1 across the tensor's
+    entries (an entry of weight 0 is kept as in Alg. 1, so the weighted form spends at least
+    what the unweighted one does)."""
+    return np.linspace(0.0, 1.0, tensor_size(shape)).reshape(shape)
+
+
+def udn_workload(shape) -> np.ndarray:
+    """The utility subspace W (10 × I₁) of the UDN row: a fixed Gaussian matrix, standing in
+    for the first layer that reads the features (TVG's Type III); seeded, so every run has it."""
+    return np.random.default_rng(2021).standard_normal((10, shape[0]))
+
+
+def udn_noise(eps: float, shape, value_range: float, delta: float):
+    """UDN's mode-1 factor for :func:`udn_workload` (TVG Alg. 1, Thm. 2): basis and σ."""
+    shape2 = (shape[0], tensor_size(shape) // shape[0])
+    return directional_noise("udn", udn_workload(shape), shape2, eps, delta,
+                             value_range=value_range)
+
+
+def _udn_exact(eps, shape, value_range, delta) -> float:
+    """UDN's ε at ``delta`` for TVG's neighbours (any change of Frobenius norm ≤ s₂): the
+    worst Mahalanobis length of its covariance (:func:`ldp_companion.tvg.privacy.worst_mu`)."""
+    basis, sigma = udn_noise(eps, shape, value_range, delta)
+    cov = (basis * sigma**2) @ basis.T
+    n = tensor_size(shape) // shape[0]
+    s2 = value_range * math.sqrt(tensor_size(shape))
+    return tvg_true_epsilon(worst_mu([cov, np.eye(n)], s2), delta)
+
+
 def tensor_exact(key: str, eps: float, shape, value_range: float, delta: float) -> float:
     """The exact ε (at ``delta`` for the Gaussian ones) of tensor mechanism ``key`` run at
-    budget ``eps``, for the extreme pair (every entry differing by Δ)."""
+    budget ``eps``, for the extreme pair (every entry differing by Δ; UDN: any pair at ℓ2
+    distance s₂, TVG's neighbours). A weighted TLDP form keeps its weight-0 entries as Alg. 1
+    does, so it spends what the unweighted form spends."""
     size = tensor_size(shape)
-    if key in ("tldp_l", "tldp_g"):
-        return tldp_exact("laplace" if key == "tldp_l" else "gaussian", eps, size,
+    if key.removesuffix("_w") in ("tldp_l", "tldp_g"):
+        return tldp_exact("laplace" if key.startswith("tldp_l") else "gaussian", eps, size,
                           value_range, delta)
+    if key == "udn":
+        return _udn_exact(eps, shape, value_range, delta)
     s1, s2 = value_range * size, value_range * math.sqrt(size)
     if key == "laplace":
         return s1 / laplace_scale(s1, eps)
     return gaussian_epsilon(s2 / noise_sigma(key, eps, shape, value_range, delta), delta)
 
 
-#: The tensor mechanisms: key -> (paper, sampling function, noise of TLDP).
-TENSOR = {"tldp_l": "tldp", "tldp_g": "tldp", "laplace": "tldp", "gaussian": "tldp",
-          "idn": "tvg", "mvg": "tvg"}
+#: The tensor mechanisms and their papers.
+TENSOR = {"tldp_l": "tldp", "tldp_g": "tldp", "tldp_l_w": "tldp", "tldp_g_w": "tldp",
+          "laplace": "tldp", "gaussian": "tldp", "idn": "tvg", "udn": "tvg", "mvg": "tvg"}
+
+
+def _udn_sampler(eps: float, shape, value_range: float, delta: float):
+    basis, sigma = udn_noise(eps, shape, value_range, delta)
+    rows = shape[0]
+
+    def sample(x, n, rng):
+        noise = rng.standard_normal((n, rows, tensor_size(shape) // rows))
+        noise = np.einsum("ij,njk->nik", basis * sigma, noise)
+        return np.asarray(x, float) + noise.reshape((n,) + tuple(shape))
+
+    return sample
 
 
 def tensor_entries(eps: float, shape, value_range: float, delta: float) -> list[Entry]:
@@ -159,15 +209,19 @@ def tensor_entries(eps: float, shape, value_range: float, delta: float) -> list[
     out = []
     for key, paper in TENSOR.items():
         if key.startswith("tldp"):
-            function, options = tldp, {"noise": "laplace" if key == "tldp_l" else "gaussian"}
+            options = {"noise": "laplace" if key.startswith("tldp_l") else "gaussian"}
+            if key.endswith("_w"):
+                options["weights"] = tldp_weights(shape)
+            sampler = _tensor_sampler(tldp, eps, value_range, **options)
+        elif key == "udn":
+            sampler = _udn_sampler(eps, shape, value_range, delta)
         else:
-            function = MECHANISMS[key]
             options = {} if key in ("laplace", "gaussian") else {"delta": delta}
-        pure = key in ("tldp_l", "laplace")
+            sampler = _tensor_sampler(MECHANISMS[key], eps, value_range, **options)
+        pure = key in ("tldp_l", "tldp_l_w", "laplace")
         # TLDP's Gaussian baseline is ε-zCDP (Thm. 2, Eq. 8): at δ that is ρ + 2√(ρ ln 1/δ)
         claimed = eps + 2 * math.sqrt(eps * math.log(1 / delta)) if key == "gaussian" else eps
         out.append(Entry(key, paper, "tensor", eps, claimed,
-                         tensor_exact(key, eps, shape, value_range, delta),
-                         _tensor_sampler(function, eps, value_range, **options), pair,
+                         tensor_exact(key, eps, shape, value_range, delta), sampler, pair,
                          0.0 if pure else delta))
     return out

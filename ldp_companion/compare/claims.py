@@ -40,11 +40,13 @@ _PAPER_CLAIMS = {
     "true-eps-graded-laplace": (lambda t: t["mechanism"] == "graded_laplace",
                                 "Hao et al., Sec. 3.1: the graded Laplace baseline protects "
                                 "every value at its level's budget (at most 5 ε)", "≤ 5 ε"),
-    "true-eps-tldp": (lambda t: t["mechanism"].isin(["tldp_l", "tldp_g"]),
-                      "Yuan et al., Theorem 1: TLDP-L and TLDP-G are ε-LDP on an MNIST-sized "
-                      "tensor", "ε"),
-    "true-eps-tvg": (lambda t: t["mechanism"].isin(["idn", "mvg"]),
-                     "Yang et al., Theorem 3 and Eq. (30): IDN and MVG are (ε, δ)-DP", "ε at δ"),
+    "true-eps-tldp": (lambda t: t["mechanism"].isin(["tldp_l", "tldp_g", "tldp_l_w",
+                                                     "tldp_g_w"]),
+                      "Yuan et al., Theorems 1 and 3: TLDP-L, TLDP-G and their weighted forms "
+                      "(Alg. 2) are ε-LDP on an MNIST-sized tensor", "ε"),
+    "true-eps-tvg": (lambda t: t["mechanism"].isin(["idn", "udn", "mvg"]),
+                     "Yang et al., Theorems 2-3 and Eq. (30): UDN, IDN and MVG are (ε, δ)-DP",
+                     "ε at δ"),
     "true-eps-baselines": (lambda t: (t["kind"] == "tensor")
                            & t["mechanism"].isin(["laplace", "gaussian"]),
                            "Yuan et al., Theorem 2: the Laplace (ε-DP) and Gaussian (ε-zCDP) "

@@ -21,7 +21,8 @@ import pandas as pd
 from scipy.optimize import brentq
 
 from ldp_companion import datasets
-from ldp_companion.compare.catalogue import SCALAR, TENSOR, noise_sigma, tensor_exact
+from ldp_companion.compare.catalogue import (SCALAR, TENSOR, noise_sigma, tensor_exact,
+                                             udn_noise)
 from ldp_companion.mechanisms import get_mechanism
 
 __all__ = ["real_columns", "scalar_errors", "tensor_error", "budget_for", "tensor_errors",
@@ -65,12 +66,15 @@ def tensor_error(key: str, eps: float, shape, value_range: float, delta: float) 
     """Mean squared error per entry of a tensor mechanism's release at budget ``eps``
     (TLDP: the noise on the entries not kept, whose share is 1 at these sizes)."""
     size = int(np.prod(shape))
-    if key == "tldp_l":
+    base = key.removesuffix("_w")  # a weighted form adds the same noise (its p is ~0 too)
+    if base == "tldp_l":
         return 2.0 * (value_range / eps) ** 2
-    if key == "tldp_g":
+    if base == "tldp_g":
         return value_range ** 2 / (2.0 * eps)
     if key == "laplace":
         return 2.0 * (value_range * size / eps) ** 2
+    if key == "udn":  # mean of the mode-1 variances (an orthogonal basis keeps the trace)
+        return float(np.mean(udn_noise(eps, shape, value_range, delta)[1] ** 2))
     return noise_sigma(key, eps, shape, value_range, delta) ** 2
 
 
