@@ -65,7 +65,7 @@ def test_wheel_from_the_site_runs_a_downloaded_notebook(tmp_path):
         return done.stdout
 
     assert cli("list").split() == ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
-                                   "05-hiera", "A-audit", "B-mechanism"]
+                                   "05-hiera", "A-audit", "B-mechanism", "C-compare"]
     assert "eps_grid" in cli("params", "pm")
     cli("student", "--out", "student", "--chapters", "A")
     assert (work / "student" / "A-audit.ipynb").is_file()

@@ -24,12 +24,12 @@ def decision_figure(decisions: pd.DataFrame):
     lead = decisions.pivot(index="task", columns="epsilon", values="lead").loc[tasks, eps]
     tie = decisions.pivot(index="task", columns="epsilon", values="best").loc[tasks, eps]
     index = grid.apply(lambda col: col.map(names.index)).to_numpy(float)
-    fig, ax = plt.subplots(figsize=(6.2, 0.5 * len(tasks) + 1.2))
+    fig, ax = plt.subplots(figsize=(6.6, 0.5 * len(tasks) + 1.2))
     ax.imshow(index, cmap=ListedColormap([color(n) for n in names]), aspect="auto",
               vmin=-0.5, vmax=len(names) - 0.5)
     for i in range(len(tasks)):
         for j in range(len(eps)):
-            text = "=" if str(tie.iat[i, j]).startswith("tie") else f"+{lead.iat[i, j]:.0%}"
+            text = "=" if str(tie.iat[i, j]).startswith("tie") else f"{lead.iat[i, j]:.0%}"
             shade = np.mean(color(grid.iat[i, j]))
             ax.text(j, i, text, ha="center", va="center", fontsize=9,
                     color="white" if shade < 0.55 else "black")
@@ -42,7 +42,7 @@ def decision_figure(decisions: pd.DataFrame):
     legend_below(fig, ax, ncol=min(4, len(names)))
     ties = int(tie.apply(lambda c: c.str.startswith("tie")).to_numpy().sum())
     caption = (f"the most accurate mechanism for each task at each true ε ({len(tasks)} tasks, "
-               f"{len(eps)} budgets), and how much more error the next best has "
+               f"{len(eps)} budgets), and how much more error the next best has, in percent "
                f"(\"=\": within the tie margin, {ties} cells). Scalar tasks compare the "
                "per-user variance of a mean estimate; the tensor task, the error per entry of "
                "an MNIST-sized release. Colours name the winner; a tie takes the colour of "

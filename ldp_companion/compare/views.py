@@ -30,9 +30,11 @@ def true_epsilon_view(table: pd.DataFrame, caption: str):
 
 
 def validation_view(validation: pd.DataFrame, caption: str):
-    """The auditor on known mechanisms."""
-    return show_table(validation, caption, labels={
-        "mechanism": "mechanism (class)", "status": "kind", "budget": "claimed ε",
+    """The auditor on known mechanisms (a mutant by its class name)."""
+    shown = validation.assign(mechanism=validation["mechanism"].map(label),
+                              flagged=validation["flagged"].map({True: "yes", False: "no"}))
+    return show_table(shown, caption, labels={
+        "mechanism": "mechanism", "status": "kind", "budget": "claimed ε",
         "true": "true ε", "bound": "ε ≥ (black box)", "flagged": "flagged"},
         formats={"claimed ε": "{:g}", "true ε": "{:.4g}", "ε ≥ (black box)": "{:.3f}"})
 
