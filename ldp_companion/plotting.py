@@ -39,7 +39,7 @@ _BASE_COLORS = {
     "tldp_l": "#e69f00", "tldp_g": "#555555", "idn": "#74add1", "mvg": "#0077bb",
     "udn": "#009988", "tvg": "#542788", "gauss_paper": "#01665e", "jl": "#ee7733",
     "spof": "#cc3311", "spof_exact": "#e69f00", "fm": "#0072b2", "authors_v1": "#ee6677",
-    "dpsgd_logit": "#994455",
+    "dpsgd_logit": "#994455", "square_wave": "#009e73",
 }
 #: Names that are another name for a mechanism above (they share its colour).
 MECHANISM_ALIASES: dict[str, str] = {
@@ -71,6 +71,7 @@ MECHANISM_LABELS: dict[str, str] = {
     "spof": "SPOF (paper)", "spof_exact": "SPOF (exact coefficients)", "fm": "FM (m = 1)",
     "authors_v1": "SPOF (authors' code)", "dpsgd_logit": "DP-SGD (logit, Alg. 2)",
     "dpsgd_param": "DP-SGD (parameters)", "nonprivate": "non-private autoencoder",
+    "square_wave": "Square Wave",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
 #: in hue and lightness, also for a colour-blind reader.
@@ -86,7 +87,7 @@ MECHANISM_MARKERS: dict[str, str] = {
     "jl": "d", "gauss_l2": "<", "gauss_analytic": ">", "optimized": ">", "idn_iid": "d",
     "mvg_true": "X", "none": "v", "spof": "o", "spof_exact": "s", "fm": "^",
     "authors_v1": "D", "dpsgd_logit": "<", "dpsgd_param": ">", "nonprivate": "v",
-    "duchi": "h", "hm": "*", "pm_opt": "p", "laplace_split": "<"}
+    "duchi": "h", "hm": "*", "pm_opt": "p", "laplace_split": "<", "square_wave": "8"}
 
 
 def marker(name: str) -> str:

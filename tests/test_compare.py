@@ -108,3 +108,23 @@ def test_a_broken_mechanism_changes_the_verdict_on_the_page(monkeypatch):
     assert row["exact"] == pytest.approx(2.0) and row["verdict"] == "fails"
     assert row["black-box lower bound"] > 1.0  # the auditor sees it from samples too
     assert _verdicts(broken)["true-eps-pm"] == "partly"  # one of its seven mechanisms fails
+
+
+def test_the_reference_square_wave_matches_appendix_b_s_closed_forms():
+    """Worst-case variance against byom.exercises' independent closed form; exact ε from its
+    law; mean and variance of 2,000,000 draws within 5 standard errors."""
+    from ldp_companion import audit
+    from ldp_companion.byom.exercises import square_wave_worst_case_variance
+    from ldp_companion.byom.square_wave import SquareWave
+
+    for eps in (0.5, 2.0):
+        sw = SquareWave(eps)
+        assert sw.worst_case_variance() == pytest.approx(square_wave_worst_case_variance(eps),
+                                                         rel=1e-12)
+        assert audit.exact_audit(sw).epsilon == pytest.approx(eps, rel=1e-9)
+        n, x = 2_000_000, 0.3
+        y = sw.privatize(np.full(n, x), np.random.default_rng(12))
+        var = float(sw.variance(np.array(x)))
+        assert abs(y.mean() - x) < 5 * math.sqrt(var / n)
+        m4 = float(np.mean((y - y.mean()) ** 4))  # the sample variance's standard error
+        assert abs(y.var() - var) < 5 * math.sqrt((m4 - y.var() ** 2) / n)

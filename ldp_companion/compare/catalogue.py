@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from ldp_companion import audit
+from ldp_companion.byom.square_wave import SquareWave
 from ldp_companion.hiera.graded_laplace import GradedLaplace
 from ldp_companion.hiera.levels import paper_levels
 from ldp_companion.hiera.privacy import privacy_matrix
@@ -30,15 +31,17 @@ from ldp_companion.tvg.release import directional_noise
 
 __all__ = ["Entry", "PAPERS", "SCALAR", "TENSOR", "scalar_entries", "tensor_entries",
            "tensor_exact", "tldp_exact", "tldp_weights", "udn_workload", "udn_noise",
-           "noise_sigma", "SCALAR_PAIRS"]
+           "noise_sigma", "scalar_mechanism", "SCALAR_PAIRS"]
 
 #: The papers, by the chapter that reproduces them.
 PAPERS = {"tldp": "Yuan et al. (ch. 1)", "tvg": "Yang et al. (ch. 2)",
-          "pm": "Zhao et al. (ch. 3)", "hiera": "Hao et al. (ch. 5)"}
-#: The scalar mechanisms on [-1, 1] of the registry, with the paper that uses them (Laplace and
-#: Duchi are the baselines of Zhao et al.; Harmony is Hao et al.'s baseline).
+          "pm": "Zhao et al. (ch. 3)", "hiera": "Hao et al. (ch. 5)",
+          "byom": "Li et al. (app. B)"}
+#: The scalar mechanisms on [-1, 1], with the paper that uses them (Laplace and Duchi are the
+#: baselines of Zhao et al.; Harmony is Hao et al.'s baseline; Square Wave is Appendix B's).
 SCALAR = {"laplace": "pm", "duchi": "pm", "pm": "pm", "hm": "pm", "three_outputs": "pm",
-          "pm_opt": "pm", "pm_sub": "pm", "hm_tp": "pm", "harmony": "hiera"}
+          "pm_opt": "pm", "pm_sub": "pm", "hm_tp": "pm", "harmony": "hiera",
+          "square_wave": "byom"}
 #: Candidate input pairs of a scalar mechanism on [-1, 1].
 SCALAR_PAIRS = [(1.0, -1.0), (-1.0, 1.0), (0.0, 1.0), (1.0, 0.0)]
 #: Pairs for the graded mechanisms: values of the least and the most protected levels.
@@ -60,8 +63,14 @@ class Entry:
     delta: float = 0.0
 
 
+def scalar_mechanism(name: str, eps: float):
+    """A scalar mechanism of :data:`SCALAR` at budget ``eps``: the registry's, or Appendix B's
+    Square Wave (the package's reference, :mod:`ldp_companion.byom.square_wave`)."""
+    return SquareWave(eps) if name == "square_wave" else get_mechanism(name, eps)
+
+
 def _scalar(name: str, eps: float) -> Entry:
-    mechanism = get_mechanism(name, eps)
+    mechanism = scalar_mechanism(name, eps)
     return Entry(name, SCALAR[name], "scalar", eps, eps, audit.exact_audit(mechanism).epsilon,
                  audit.mechanism_sampler(mechanism), SCALAR_PAIRS)
 

@@ -62,16 +62,15 @@ def true_epsilon_table(eps_table, *, n_audit: int, n_tensor: int, shape, value_r
 
 
 def auditor_validation(eps_table, n: int, rng: np.random.Generator) -> pd.DataFrame:
-    """The auditor on mechanisms whose ε is known: the registered scalar mechanisms at each
+    """The auditor on mechanisms whose ε is known: the catalogue's scalar mechanisms at each
     budget (correct: true ε = exact ε) and Appendix A's mutants at ε = 1 (broken: true ε from
     their docstrings). Columns: mechanism, status, budget, true ε, bound, flagged."""
     from ldp_companion import audit
-    from ldp_companion.compare.catalogue import SCALAR, SCALAR_PAIRS
-    from ldp_companion.mechanisms import get_mechanism
+    from ldp_companion.compare.catalogue import SCALAR, SCALAR_PAIRS, scalar_mechanism
     from ldp_companion.mechanisms.mutants import MUTANTS
 
     rows = []
-    cases = [(get_mechanism(name, float(eps)), "correct", None)
+    cases = [(scalar_mechanism(name, float(eps)), "correct", None)
              for eps in eps_table for name in SCALAR]
     cases += [(cls(1.0), "mutant", true(1.0)) for cls, true in MUTANTS]
     for mechanism, status, true in cases:

@@ -21,9 +21,8 @@ import pandas as pd
 from scipy.optimize import brentq
 
 from ldp_companion import datasets
-from ldp_companion.compare.catalogue import (SCALAR, TENSOR, noise_sigma, tensor_exact,
-                                             udn_noise)
-from ldp_companion.mechanisms import get_mechanism
+from ldp_companion.compare.catalogue import (SCALAR, TENSOR, noise_sigma, scalar_mechanism,
+                                             tensor_exact, udn_noise)
 
 __all__ = ["real_columns", "scalar_errors", "tensor_error", "budget_for", "tensor_errors",
            "decision_map", "TENSOR_KEYS"]
@@ -44,8 +43,8 @@ def real_columns() -> dict[str, np.ndarray]:
 
 
 def scalar_errors(eps_grid, x_grid: int, columns: dict) -> pd.DataFrame:
-    """Per-user error of every registered scalar mechanism at each true ε (= its budget: each
-    spends exactly what it claims, Sec. C.2), for the tasks worst case, uniform and each real
+    """Per-user error of every scalar mechanism of the catalogue at each true ε (= its budget:
+    each spends exactly what it claims, Sec. C.2), for the tasks worst case, uniform and each real
     column. Long table: task, mechanism, ε, error."""
     xs = np.linspace(-1.0, 1.0, x_grid)
     rows = []
@@ -53,7 +52,7 @@ def scalar_errors(eps_grid, x_grid: int, columns: dict) -> pd.DataFrame:
         if name == "harmony":  # Duchi's law in one dimension: the same curve
             continue
         for eps in eps_grid:
-            m = get_mechanism(name, float(eps))
+            m = scalar_mechanism(name, float(eps))
             var = m.variance(xs)
             rows += [("worst case", name, eps, float(np.max(var))),
                      ("uniform", name, eps, float(np.mean(var)))]
