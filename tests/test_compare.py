@@ -128,3 +128,15 @@ def test_the_reference_square_wave_matches_appendix_b_s_closed_forms():
         assert abs(y.mean() - x) < 5 * math.sqrt(var / n)
         m4 = float(np.mean((y - y.mean()) ** 4))  # the sample variance's standard error
         assert abs(y.var() - var) < 5 * math.sqrt((m4 - y.var() ** 2) / n)
+
+
+def test_the_prose_lists_follow_the_table():
+    from ldp_companion.compare import views
+
+    table = pd.DataFrame({"paper": ["hiera", "pm", "tvg"], "mechanism": ["hiera", "pm", "idn"],
+                          "claimed": [5.0, 1.0, 1.0], "exact": [8.0, 1.0, 0.1],
+                          "black-box lower bound": [6.0, 0.9, 0.0]})
+    assert views.flagged_text(table) == "HierA report ⟨t*, y⟩ (LHP), from Hao et al. (ch. 5)"
+    assert views.underspent_text(table) == "IDN"
+    fine = table.assign(**{"black-box lower bound": 0.0, "exact": 1.0, "claimed": 1.0})
+    assert views.flagged_text(fine) == "none" and views.underspent_text(fine) == "none"

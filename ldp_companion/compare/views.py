@@ -7,7 +7,8 @@ from ldp_companion.compare.catalogue import PAPERS
 from ldp_companion.plotting import label
 from ldp_companion.tables import show_table
 
-__all__ = ["true_epsilon_view", "validation_view", "decision_view"]
+__all__ = ["true_epsilon_view", "validation_view", "decision_view", "flagged_text",
+           "underspent_text"]
 
 
 def _names(frame: pd.DataFrame) -> pd.DataFrame:
@@ -50,3 +51,25 @@ def decision_view(decisions: pd.DataFrame, caption: str):
         "task": "task", "epsilon": "true ε", "best": "best", "next": "next best",
         "lead": "next best's extra error"}, formats={"true ε": "{:g}",
                                                     "next best's extra error": "{:.1%}"})
+
+
+def _listed(names) -> str:
+    names = list(dict.fromkeys(names))
+    if not names:
+        return "none"
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def flagged_text(table: pd.DataFrame) -> str:
+    """The mechanisms whose black-box bound exceeds their claim at some budget, with their
+    papers: "graded Laplace and ..., from Hao et al. (ch. 5); TLDP-L, ..., from Yuan et al."."""
+    over = _names(table[table["black-box lower bound"] > table["claimed"]])
+    parts = [f"{_listed(part['mechanism'])}, from {paper}"
+             for paper, part in over.groupby("paper", sort=False)]
+    return "; ".join(parts) or "none"
+
+
+def underspent_text(table: pd.DataFrame, share: float = 0.5) -> str:
+    """The mechanisms whose exact ε is below ``share`` of their claim at every budget."""
+    ratio = (table["exact"] / table["claimed"]).groupby(table["mechanism"]).max()
+    return _listed(_names(pd.DataFrame({"mechanism": ratio[ratio < share].index}))["mechanism"])
