@@ -140,3 +140,13 @@ def test_the_prose_lists_follow_the_table():
     assert views.underspent_text(table) == "IDN"
     fine = table.assign(**{"black-box lower bound": 0.0, "exact": 1.0, "claimed": 1.0})
     assert views.flagged_text(fine) == "none" and views.underspent_text(fine) == "none"
+
+
+def test_the_tensor_caption_names_only_curves_that_coincide():
+    from ldp_companion.compare import figures
+
+    true = pd.DataFrame({"epsilon": [1.0, 2.0] * 3, "mechanism": ["gaussian"] * 2
+                         + ["idn"] * 2 + ["mvg"] * 2,
+                         "error": [4.0, 1.0, 4.0, 1.0, 4.0, 1.5]})
+    assert figures._coinciding(true) == "Gaussian and IDN"
+    assert figures._coinciding(true.assign(error=[4.0, 1.0, 5.0, 1.0, 6.0, 1.0])) == ""

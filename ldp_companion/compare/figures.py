@@ -53,6 +53,20 @@ def decision_figure(decisions: pd.DataFrame):
     return fig, caption, alt
 
 
+def _coinciding(true: pd.DataFrame) -> str:
+    """The mechanisms whose error at the true ε equals another's at every ε (to 10⁻⁹),
+    named together ("Gaussian, IDN and MVG")."""
+    wide = true.pivot_table(index="epsilon", columns="mechanism", values="error").dropna(axis=1)
+    groups = []
+    for key in wide.columns:
+        close = [k for k in wide.columns
+                 if np.allclose(wide[k], wide[key], rtol=1e-9, atol=0.0)]
+        if len(close) > 1 and close not in groups:
+            groups.append(close)
+    names = [[label(k) for k in g] for g in groups]
+    return "; ".join(", ".join(g[:-1]) + " and " + g[-1] for g in names)
+
+
 def tensor_figure(errors: pd.DataFrame, shape):
     """Error per entry of each tensor mechanism against ε: solid at the true ε, dashed at the
     claimed ε (the paper's axis)."""
@@ -73,11 +87,13 @@ def tensor_figure(errors: pd.DataFrame, shape):
     legend_below(fig, ax, ncol=3)
     true = errors[errors["basis"] == "true"]
     unreachable = sorted({label(k) for k in true[true["error"].isna()]["mechanism"]})
+    same = _coinciding(true)
     size = "×".join(str(s) for s in shape)
     caption = (f"error of each tensor mechanism on a {size} release against ε: dashed at the "
-               "ε the paper claims, solid at the ε it really spends. At equal true ε, Gaussian, IDN and MVG add the same noise"
-               f" (their curves coincide); {', '.join(unreachable) or 'none'} cannot spend "
-               f"any ε up to {tick_text(max(eps))} at all (no solid curve).")
+               "ε the paper claims, solid at the ε it really spends. At equal true ε, "
+               f"{same or 'no two mechanisms'} add the same noise (their solid curves "
+               f"coincide); {', '.join(unreachable) or 'none'} cannot spend any ε up to "
+               f"{tick_text(max(eps))} at all (no solid curve).")
     alt = ("Log-log lines of error per entry against ε for the tensor mechanisms; dashed "
            "lines at the claimed ε, solid at the true ε.")
     return fig, caption, alt
