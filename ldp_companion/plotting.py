@@ -72,6 +72,8 @@ MECHANISM_LABELS: dict[str, str] = {
     "authors_v1": "SPOF (authors' code)", "dpsgd_logit": "DP-SGD (logit, Alg. 2)",
     "dpsgd_param": "DP-SGD (parameters)", "nonprivate": "non-private autoencoder",
     "square_wave": "Square Wave",
+    "spof_alg1": "SPOF coefficients (Alg. 1, c = 2.5)", "spof_fm": "FM coefficients (c = 0)",
+    "spof_prop2": "sums α₂ + α₃ (Prop. 2)", "spof_alg2": "logit gradient at a = 0 (Alg. 2)",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
 #: in hue and lightness, also for a colour-blind reader.

@@ -18,7 +18,7 @@ from ldp_companion import book
 from ldp_companion.coverage import normalise_ref
 from ldp_companion.ledger import Ledger
 from ldp_companion.montecarlo import estimated_scale
-from ldp_companion.mutation import applied
+from ldp_companion.mutation import Mutant, applied, scaled
 from ldp_companion.paired import within_margin
 from ldp_companion.spof import experiments as ex
 from ldp_companion.spof import items, privacy, reconstructions, sensitivity, taylor, train
@@ -156,7 +156,7 @@ def test_shared_noise_puts_one_draw_on_both_coefficients():
 def _gradient_scale_z(b):
     nu, clipped = train.gradient_noise(1.0, DRAWS, np.random.default_rng(11), setup=Setup(),
                                        b=b)
-    want = 2 * N * C if clipped.all() else N * b          # App. B.II: Δ_SGD/ε, ε = 1
+    want = 2 * N * C if clipped.all() else 2 * N * b      # Δ_SGD/ε, ε = 1 (current logit)
     est, se = estimated_scale(nu)
     return (est - want) / se, clipped
 
@@ -166,7 +166,10 @@ def test_dpsgd_noise_has_the_paper_scale_below_and_above_c():
     assert abs(z) < 5 and not clipped.any()               # ‖g‖ = √n/2 < C
     z, clipped = _gradient_scale_z(4 * C / math.sqrt(N))
     assert abs(z) < 5 and clipped.all()                   # ‖g‖ = 2C
-    with applied(MUTANT["delta-sgd-double"]):
+    # App. B.II's n at a = 0, half what a logit that moves with the record needs
+    paper_scale = Mutant("delta-sgd-at-a", "ΔSGD = n", "ldp_companion.spof.sensitivity:"
+                         "_delta_sgd_current", scaled(0.5))
+    with applied(paper_scale):
         assert abs(_gradient_scale_z(1.0)[0]) > 20
     with applied(MUTANT["laplace-draws-half"]):
         assert abs(_gradient_scale_z(1.0)[0]) > 20
@@ -295,3 +298,17 @@ def test_noise_effect_pairs_noisy_with_noiseless_runs():
     np.testing.assert_allclose(ex.noise_effect(runs, "spof", sign=-1), np.full((2, 3), -0.1))
     with pytest.raises(ValueError, match="noiseless"):
         ex.noise_effect(runs[runs.condition == "noisy"], "spof")
+
+
+def test_delta_sgd_current_covers_a_logit_that_moves_with_the_record():
+    """σ(z) − x over logits z in [−30, 30] and records x in {0, 1}: the per-feature range
+    approaches 2, so n records' features differ by up to 2n in L1, the training's ΔSGD; App.
+    B.II's n (a = 0) is exceeded once the two records' logits differ."""
+    z = np.linspace(-30, 30, 601)[:, None]
+    g = 1 / (1 + np.exp(-z)) - np.array([0.0, 1.0])
+    brute = N * (g.max() - g.min())
+    assert brute <= sensitivity.delta_sgd_current(N) and brute > 0.999 * 2 * N
+    assert brute > 1.9 * sensitivity.delta_sgd(N)
+    assert sensitivity.delta_sgd_current(N, clipped=True, clip=C) == 2 * N * C
+    with pytest.raises(ValueError):
+        sensitivity.delta_sgd_current(N, b_j=-1.0)

@@ -35,8 +35,9 @@ __all__ = ["Entry", "PAPERS", "SCALAR", "TENSOR", "scalar_entries", "tensor_entr
 
 #: The papers, by the chapter that reproduces them.
 PAPERS = {"tldp": "Yuan et al. (ch. 1)", "tvg": "Yang et al. (ch. 2)",
-          "pm": "Zhao et al. (ch. 3)", "hiera": "Hao et al. (ch. 5)",
-          "byom": "Li et al. (app. B)"}
+          "pm": "Zhao et al. (ch. 3)", "spof": "Habib et al. (ch. 4)",
+          "hiera": "Hao et al. (ch. 5)", "byom": "Li et al. (app. B)",
+          "book": "this book (ch. 4's baselines)"}
 #: The scalar mechanisms on [-1, 1], with the paper that uses them (Laplace and Duchi are the
 #: baselines of Zhao et al.; Harmony is Hao et al.'s baseline; Square Wave is Appendix B's).
 SCALAR = {"laplace": "pm", "duchi": "pm", "pm": "pm", "hm": "pm", "three_outputs": "pm",

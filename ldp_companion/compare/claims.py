@@ -47,6 +47,18 @@ _PAPER_CLAIMS = {
                                                      "tldp_g_w"]),
                       "Yuan et al., Theorems 1 and 3: TLDP-L, TLDP-G and their weighted forms "
                       "(Alg. 2) are ε-LDP on an MNIST-sized tensor", "ε"),
+    "true-eps-spof": (lambda t: t["mechanism"].isin(["spof_alg1", "spof_fm", "spof_prop2"]),
+                      "Habib et al., Props. 2-3: SPOF's coefficient release (Alg. 1) is ε-DP, "
+                      "at Sec. VIII's setting (c = 2.5), as FM (c = 0) and as Prop. 2's sums",
+                      "ε"),
+    "true-eps-spof-alg2": (lambda t: t["mechanism"] == "spof_alg2",
+                           "Habib et al., Alg. 2 and App. B.II: the logit gradient of Eq. 14 "
+                           "plus Lap(ΔSGD/ε) per feature is ε-DP", "ε"),
+    "true-eps-book-baselines": (lambda t: t["paper"] == "book",
+                                "Chapter 4's own baselines (SPOF with the exact coefficients, "
+                                "DP-SGD on the logit gradient at the current logit and on the "
+                                "parameters) spend at most the ε chapter 4 runs them at",
+                                "ε; ε at δ"),
     "true-eps-tvg": (lambda t: t["mechanism"].isin(["idn", "udn", "mvg"]),
                      "Yang et al., Theorems 2-3 and Eq. (30): UDN, IDN and MVG are (ε, δ)-DP",
                      "ε at δ"),

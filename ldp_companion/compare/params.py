@@ -1,4 +1,5 @@
-"""Parameters of appendix C (the mechanisms on one scale) per profile."""
+"""Parameters of appendix C (the mechanisms on one scale) per profile. It needs the ``torch``
+extra: chapter 4's DP-SGD baseline is calibrated by Opacus."""
 from ldp_companion.profiles import ChapterParams, every_profile
 
 __all__ = ["PARAMS"]
@@ -21,4 +22,4 @@ PARAMS = ChapterParams("C-compare", {
                {"smoke": 101, "default": 2001, "paper": 2001}),
     "tie": ("relative error gap under which two mechanisms tie in the decision map",
             every_profile(0.01)),
-})
+}, requires=("torch",))

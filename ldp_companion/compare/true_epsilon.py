@@ -17,6 +17,7 @@ import pandas as pd
 
 from ldp_companion import blackbox
 from ldp_companion.compare.catalogue import scalar_entries, tensor_entries
+from ldp_companion.compare.records import record_entries
 
 __all__ = ["true_epsilon_table", "verdict"]
 
@@ -34,7 +35,8 @@ def verdict(claimed: float, exact: float | None, lower: float) -> str:
 #: The auditor's classifiers: per-coordinate histograms find atoms (a scalar mechanism's
 #: discrete outputs, TLDP's kept entries); logistic regression finds a linear score (additive
 #: Gaussian noise on a tensor). A tensor mechanism is screened with both.
-CLASSIFIERS = {"scalar": "histogram", "tensor": ("histogram", "logistic")}
+CLASSIFIERS = {"scalar": "histogram", "tensor": ("histogram", "logistic"),
+               "record": ("histogram", "logistic")}
 
 
 def _row(entry, n: int, rng) -> dict:
@@ -50,12 +52,13 @@ def _row(entry, n: int, rng) -> dict:
 
 def true_epsilon_table(eps_table, *, n_audit: int, n_tensor: int, shape, value_range: float,
                        delta: float, rng: np.random.Generator) -> pd.DataFrame:
-    """One row per (mechanism, budget): the scalar mechanisms audited with ``n_audit``
-    outputs per input, the tensor ones (``shape``, entries of range ``value_range``, δ =
+    """One row per (mechanism, budget): the scalar mechanisms and chapter 4's record releases
+    audited with ``n_audit`` outputs per input, the tensor ones (``shape``, entries of range ``value_range``, δ =
     ``delta`` for the Gaussian ones) with ``n_tensor``."""
     rows = []
     for eps in eps_table:
         rows += [_row(e, n_audit, rng) for e in scalar_entries(float(eps))]
+        rows += [_row(e, n_audit, rng) for e in record_entries(float(eps))]
         rows += [_row(e, n_tensor, rng) for e in tensor_entries(float(eps), shape, value_range,
                                                                 delta)]
     return pd.DataFrame(rows)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ldp_companion.compare.catalogue import PAPERS
-from ldp_companion.plotting import label
+from ldp_companion.plotting import label, tick_text
 from ldp_companion.tables import show_table
 
 __all__ = ["true_epsilon_view", "validation_view", "decision_view", "flagged_text",
@@ -26,7 +26,7 @@ def true_epsilon_view(table: pd.DataFrame, caption: str):
     return show_table(shown, caption, labels={
         "paper": "paper", "mechanism": "mechanism", "budget": "run at ε", "delta": "δ",
         "claimed": "ε claimed", "exact": "ε exact", "black-box lower bound": "ε ≥ (black box)",
-        "verdict": "verdict"}, formats={"run at ε": "{:g}", "δ": "{:g}", "ε claimed": "{:.4g}",
+        "verdict": "verdict"}, formats={"run at ε": "{:g}", "δ": tick_text, "ε claimed": "{:.4g}",
                                         "ε exact": "{:.4g}", "ε ≥ (black box)": "{:.3f}"})
 
 

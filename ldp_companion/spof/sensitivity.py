@@ -18,7 +18,8 @@ from ldp_companion.validation import check_epsilons, check_positive_int
 
 __all__ = ["SPLITS", "CJ_READINGS", "delta_bar", "delta_hat", "stabilization_shift",
            "laplace_scale", "empirical_sensitivity", "spof_feature_paper",
-           "spof_feature_corrected", "sgd_feature_paper", "sgd_feature_corrected", "delta_sgd"]
+           "spof_feature_corrected", "sgd_feature_paper", "sgd_feature_corrected", "delta_sgd",
+           "delta_sgd_current"]
 
 #: How Alg. 1's Step 5 splits the budget over α₂ and α₃: ``"sqrt2"`` (the paper,
 #: ``Lap(Δ̂/(√2 ε))`` on each) or ``"none"`` (``Lap(Δ̂/ε)`` on each: ε-DP).
@@ -168,3 +169,30 @@ def _delta_sgd(n, clipped, clip, b_j, a):
     if clipped:
         return 2.0 * n * clip
     return b_j * (n * float(sgd_feature_paper(a)))
+
+
+def delta_sgd_current(n: int, *, clipped: bool = False, clip: float = 4.0, b_j=1.0):
+    """``Δ_SGD`` of the logit gradient ``b_j (σ(z) - x)`` taken at the *current* logit ``z``,
+    as the book's training takes it (chapter 4, Deviations): ``2 b_j n`` unclipped, ``2nC``
+    clipped.
+
+    ``z`` is computed from the record (the encoder reads it), so two records' gradients differ
+    in ``σ(z) - x`` and ``σ(z') - x'``, up to 2 per feature as the logits grow (``σ(z) → 1``
+    with ``x = 0`` against ``σ(z') → 0`` with ``x' = 1``): twice Eq. 64's ``n`` at ``a = 0``,
+    which holds only for a logit fixed independently of the record. Clipped gradients differ
+    by at most ``2C√n ≤ 2nC`` in L1, as App. B.II's bound says.
+    """
+    n = check_positive_int(n, "n")
+    clip = float(clip)
+    if not (math.isfinite(clip) and clip > 0):
+        raise ValueError(f"clip must be finite and > 0, got {clip!r}")
+    b_j = np.asarray(b_j, dtype=float)
+    if np.any(~np.isfinite(b_j)) or np.any(b_j < 0):
+        raise ValueError("b_j must be finite and >= 0")
+    return _delta_sgd_current(n, bool(clipped), clip, b_j)
+
+
+def _delta_sgd_current(n, clipped, clip, b_j):
+    """:func:`delta_sgd_current` for trusted arguments (``b_j`` numpy or torch): what the
+    training calls."""
+    return 2.0 * n * clip if clipped else 2.0 * n * b_j

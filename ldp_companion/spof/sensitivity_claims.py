@@ -129,10 +129,11 @@ def record_alg2(ledger, n: int, clip: float, setup, eps: float, draws: int, rng)
     est, se = np.array([estimated_scale(v) for v, _ in nu]).T
     ledger.close(
         "alg2-noise-scale",
-        "The training's DP-SGD step adds Lap(ΔSGD/ε) per feature, n/ε below C and 2nC/ε"
-        f" above (App. B.II; mean |noise| of {draws:,} releases of a gradient at a = 0,"
-        " unclipped and clipped; ε = 1)",
-        np.array([n * 2 * sig0, 2 * n * clip]) / eps,  # Σᵢ 2e⁰/(1 + e⁰) = n; 2nC
+        "The training's DP-SGD step adds Lap(ΔSGD/ε) per feature, 2n/ε below C (twice"
+        " App. B.II's n: the book takes the gradient at the current logit, which moves with"
+        " the record) and 2nC/ε above (mean |noise| of"
+        f" {draws:,} releases of a gradient at a = 0, unclipped and clipped; ε = 1)",
+        np.array([2 * n * 2 * sig0, 2 * n * clip]) / eps,  # 2 Σᵢ 2e⁰/(1 + e⁰) = 2n; 2nC
         est, rtol=5 * (se / est).max(),
         note=f"share clipped: {nu[0][1].mean():g} and {nu[1][1].mean():g}")
 

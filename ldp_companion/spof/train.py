@@ -11,11 +11,12 @@ Methods (:data:`METHODS`):
 * ``"fm"``: the paper's FM baseline, SPOF with ``m = 1`` and ``c = 0``.
 * ``"dpsgd_logit"``: Alg. 2 in logit space: ``σ(z) - x`` at the current logit (Eq. 14 takes it
   at the expansion point, which does not learn), ℓ2-clipped to ``C`` (Eq. 15), plus
-  ``Lap(Δ_SGD/ε)`` per feature (Eqs. 24–27), back-propagated to the parameters.
+  ``Lap(Δ_SGD/ε)`` per feature, ``Δ_SGD = 2n`` (twice Eqs. 24–27's ``n``: the logit moves with
+  the record), back-propagated to the parameters.
 * ``"dpsgd_param"``: DP-SGD as usually run: each record's parameter gradient of the exact loss
-  clipped to ``C`` in ℓ2, plus Gaussian noise ``σ C``; ``σ`` from Opacus's RDP accountant for
-  ``(ε, δ)`` over the run's epochs (each record is used once per epoch; no sampling
-  amplification is claimed).
+  clipped to ``C`` in ℓ2, plus Gaussian noise ``σ C``; ``σ`` twice Opacus's RDP accountant's for
+  ``(ε, δ)`` over the run's epochs (a replaced record moves the clipped gradient by up to
+  ``2C``; each record is used once per epoch; no sampling amplification is claimed).
 * ``"authors_v1"``: the semantics of the authors' published SPOF code (v1): concat decoder with
   biases, the same record to every encoder, coefficients computed from the model's own output
   ``x̂``, the loss variable ``a = h_jᵀ(V_j + c)`` with the decoder detached, one Laplace draw
@@ -45,7 +46,8 @@ from ldp_companion.spof import model, sensitivity, taylor
 from ldp_companion.validation import (check_epsilon, check_epsilons, check_positive_int,
                                       check_rng, check_unit_interval)
 
-__all__ = ["METHODS", "CONDITIONS", "Setup", "noise_multiplier", "train", "accuracy",
+__all__ = ["METHODS", "CONDITIONS", "Setup", "REPLACEMENT", "noise_multiplier",
+           "gaussian_noise_multiplier", "train", "accuracy",
            "coefficient_noise", "gradient_noise", "clip_gradients"]
 
 METHODS = ("nonprivate", "spof", "spof_exact", "fm", "dpsgd_logit", "dpsgd_param",
@@ -111,6 +113,18 @@ class Setup:
                              f"got {self.reading!r}")
         if self.split not in sensitivity.SPLITS:
             raise ValueError(f"split must be one of {sensitivity.SPLITS}, got {self.split!r}")
+
+
+#: Def. 1's neighbours differ in one user's record: the clipped gradient moves by up to 2C,
+#: twice the add/remove sensitivity C that Opacus's accountant calibrates for.
+REPLACEMENT = 2.0
+
+
+def gaussian_noise_multiplier(epsilon: float, setup: "Setup") -> float:
+    """Noise std over ``C`` of ``dpsgd_param``: ``REPLACEMENT`` × :func:`noise_multiplier`
+    (``setup.epochs`` steps, ``setup.delta``), so that a record *replaced* (Def. 1) spends
+    ``(ε, δ)``: 8.10 at ε = 1, δ = 10⁻⁵, one epoch."""
+    return REPLACEMENT * noise_multiplier(epsilon, setup.epochs, setup.delta)
 
 
 @functools.lru_cache(maxsize=256)
@@ -205,13 +219,15 @@ def _clip(g, clip):
 
 def _release_gradient(g, b, ctx):
     """Alg. 2, Steps 4-6: clip the logit gradient ``g`` (Eq. 15) and add ``Lap(Δ_SGD/ε)`` per
-    feature, ``Δ_SGD = b_j n`` unclipped, ``2nC`` clipped (Eqs. 24-27). Returns the released
+    feature, ``Δ_SGD = 2 b_j n`` unclipped (twice Eqs. 24-27's: the gradient is taken at the
+    current logit, which moves with the record;
+    :func:`~ldp_companion.spof.sensitivity.delta_sgd_current`), ``2nC`` clipped. Returns the released
     gradient and which records were clipped (R, m, 1)."""
     s, n = ctx.setup, ctx.n
     g, norm = _clip(g, s.clip)
     clipped = norm >= s.clip
-    delta = torch.where(clipped, sensitivity._delta_sgd(n, True, s.clip, b, 0.0),
-                        sensitivity._delta_sgd(n, False, s.clip, b, 0.0))
+    delta = torch.where(clipped, sensitivity._delta_sgd_current(n, True, s.clip, b),
+                        sensitivity._delta_sgd_current(n, False, s.clip, b))
     return g + delta / ctx.eps * _laplace(g.shape, ctx.gen, g.device), clipped
 
 
@@ -329,8 +345,8 @@ def gradient_noise(epsilon: float, n_draws: int, rng: np.random.Generator, *,
 
     The gradient ``b (σ(z) - x)`` of one record whose ``n`` logits all equal ``z`` and features
     ``x`` is clipped (Eq. 15) and released with ``Lap(Δ_SGD/ε)`` per feature as in
-    :func:`train`; the result minus the clipped gradient is the noise: ``Lap(b n/ε)`` when the
-    gradient is not clipped (App. B.II at ``a = 0``), ``Lap(2nC/ε)`` when it is.
+    :func:`train`; the result minus the clipped gradient is the noise: ``Lap(2 b n/ε)`` when the
+    gradient is not clipped (twice App. B.II's at ``a = 0``), ``Lap(2nC/ε)`` when it is.
 
     Returns
     -------
@@ -457,8 +473,7 @@ def train(method: str, x_train, x_test, epsilons, *, condition: str = "noiseless
         raise ValueError(f"x_train has {len(x_train)} rows, fewer than the {feeds} users")
     sigma = None
     if method == "dpsgd_param":
-        sigma = torch.tensor([noise_multiplier(float(e), setup.epochs, setup.delta)
-                              for e in eps], device=dev, dtype=torch.float32)
+        sigma = torch.tensor([gaussian_noise_multiplier(float(e), setup) for e in eps], device=dev, dtype=torch.float32)
     ctx = _Context(setup, method, condition == "noisy",
                    torch.tensor(eps, dtype=torch.float32, device=dev).view(-1, 1, 1), n,
                    c, sigma, gen)
