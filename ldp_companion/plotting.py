@@ -39,7 +39,7 @@ _BASE_COLORS = {
     "tldp_l": "#e69f00", "tldp_g": "#555555", "idn": "#74add1", "mvg": "#0077bb",
     "udn": "#009988", "tvg": "#542788", "gauss_paper": "#01665e", "jl": "#ee7733",
     "spof": "#cc3311", "spof_exact": "#e69f00", "fm": "#0072b2", "authors_v1": "#ee6677",
-    "dpsgd_logit": "#994455", "square_wave": "#009e73",
+    "dpsgd_logit": "#994455", "square_wave": "#009e73", "inconclusive": "#dddddd",
 }
 #: Names that are another name for a mechanism above (they share its colour).
 MECHANISM_ALIASES: dict[str, str] = {
@@ -73,7 +73,7 @@ MECHANISM_LABELS: dict[str, str] = {
     "dpsgd_param": "DP-SGD (parameters)", "nonprivate": "non-private autoencoder",
     "square_wave": "Square Wave",
     "spof_alg1": "SPOF coefficients (Alg. 1, c = 2.5)", "spof_fm": "FM coefficients (c = 0)",
-    "spof_prop2": "sums α₂ + α₃ (Prop. 2)", "spof_alg2": "logit gradient at a = 0 (Alg. 2)",
+    "inconclusive": "inconclusive", "spof_prop2": "sums α₂ + α₃ (Prop. 2)", "spof_alg2": "logit gradient at a = 0 (Alg. 2)",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
 #: in hue and lightness, also for a colour-blind reader.

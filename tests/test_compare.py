@@ -240,3 +240,41 @@ def test_chapter_4_paper_claims_fail_where_chapter_4_says():
     assert verdicts["true-eps-spof-alg2"] == "holds"
     row = table.set_index("mechanism").loc["spof_alg1"]
     assert row["black-box lower bound"] > 1.0          # the record-dependent scale, from samples
+
+
+# --- the downstream task and its decisions ----------------------------------------------------
+
+def test_f1_decisions_name_a_winner_only_past_the_z_test():
+    from ldp_companion.compare import downstream
+    f1 = pd.DataFrame({"task": "t", "mechanism": ["a"] * 4 + ["b"] * 4 + ["a"] * 4 + ["b"] * 4,
+                       "epsilon": [1.0] * 8 + [2.0] * 8, "run": list(range(4)) * 4,
+                       "f1": [0.50, 0.52, 0.48, 0.50, 0.10, 0.12, 0.08, 0.10,     # a far ahead
+                              0.20, 0.30, 0.10, 0.25, 0.22, 0.12, 0.28, 0.18]})   # overlapping
+    d = downstream.f1_decisions(f1, z=2.0).set_index("epsilon")
+    assert d.loc[1.0, "best"] == "a" and d.loc[1.0, "lead"] == pytest.approx(4.0)
+    assert d.loc[2.0, "best"] == downstream.INCONCLUSIVE and d.loc[2.0, "next"] == "b"
+    # a broken input: b's runs at ε = 1 shifted up to a's level turn the cell inconclusive
+    shifted = f1.copy()
+    shifted.loc[(shifted["mechanism"] == "b") & (shifted["epsilon"] == 1.0), "f1"] += 0.4
+    assert downstream.f1_decisions(shifted, 2.0).set_index("epsilon").loc[1.0, "best"] \
+        == downstream.INCONCLUSIVE
+    with pytest.raises(ValueError):
+        downstream.f1_decisions(f1.iloc[::4], 2.0)      # one run each: no spread
+    with pytest.raises(ValueError):
+        downstream.f1_decisions(f1, 0.0)
+
+
+def test_downstream_runs_each_mechanism_at_the_budget_of_its_true_epsilon():
+    from ldp_companion.compare import downstream
+    from ldp_companion.tldp import experiments as ex
+
+    f1 = downstream.downstream_f1([1.0, 8.0], 2, 0, delta=DELTA, epochs=1)
+    assert set(f1["mechanism"]) == set(downstream.DOWNSTREAM) and len(f1) == 8
+    task = ex.cached_task("digits", 0)
+    for row in f1.itertuples():
+        spent = catalogue.tensor_exact(row.mechanism, row.budget, task.tensor_shape,
+                                       task.value_range, DELTA)
+        assert spent == pytest.approx(row.epsilon, rel=1e-6)
+    assert f1["f1"].between(0, 1).all()
+    with pytest.raises(ValueError):
+        downstream.downstream_f1([1.0], 1, 0, delta=DELTA, epochs=1)

@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
 
+from ldp_companion.compare.downstream import INCONCLUSIVE
 from ldp_companion.plotting import (color, epsilon_axis, label, legend_below, marker,
                                     plain_log_y, tick_text)
 
-__all__ = ["decision_figure", "tensor_figure"]
+__all__ = ["decision_figure", "tensor_figure", "f1_figure"]
 
 
 def decision_figure(decisions: pd.DataFrame):
@@ -29,7 +30,9 @@ def decision_figure(decisions: pd.DataFrame):
               vmin=-0.5, vmax=len(names) - 0.5)
     for i in range(len(tasks)):
         for j in range(len(eps)):
-            text = "=" if str(tie.iat[i, j]).startswith("tie") else f"{lead.iat[i, j]:.0%}"
+            best = str(tie.iat[i, j])
+            text = "=" if best.startswith("tie") else "?" if best == INCONCLUSIVE \
+                else f"{lead.iat[i, j]:.0%}"
             shade = np.mean(color(grid.iat[i, j]))
             ax.text(j, i, text, ha="center", va="center", fontsize=9,
                     color="white" if shade < 0.55 else "black")
@@ -41,14 +44,17 @@ def decision_figure(decisions: pd.DataFrame):
         ax.plot([], [], ls="", marker="s", markersize=10, color=color(n), label=label(n))
     legend_below(fig, ax, ncol=min(4, len(names)))
     ties = int(tie.apply(lambda c: c.str.startswith("tie")).to_numpy().sum())
+    unsure = int((tie == INCONCLUSIVE).to_numpy().sum())
     caption = (f"the most accurate mechanism for each task at each true ε ({len(tasks)} tasks, "
-               f"{len(eps)} budgets), and how much more error the next best has, in percent "
-               f"(\"=\": within the tie margin, {ties} cells). Scalar tasks compare the "
-               "per-user variance of a mean estimate; the tensor task, the error per entry of "
-               "an MNIST-sized release. Colours name the winner; a tie takes the colour of "
-               "the first of its mechanisms in the legend's order.")
+               f"{len(eps)} budgets), and its lead over the next best, in percent "
+               f"(\"=\": within the tie margin, {ties} cells; \"?\": the runs cannot tell, "
+               f"{unsure} cells). Scalar tasks compare the per-user variance of a mean "
+               "estimate; the tensor task, the error per entry of an MNIST-sized release; the "
+               "digits task, chapter 1's downstream F1 over its runs. Colours name the "
+               "winner; a tie takes the colour of the first of its mechanisms in the legend's "
+               "order.")
     alt = ("A grid of coloured cells: rows are tasks (worst case, uniform data, real columns, "
-           "tensor release), columns are true ε values; each cell's colour is the best "
+           "tensor release, downstream F1), columns are true ε values; each cell's colour is the best "
            "mechanism and its text the best's lead in percent.")
     return fig, caption, alt
 
@@ -96,4 +102,28 @@ def tensor_figure(errors: pd.DataFrame, shape):
                f"{tick_text(max(eps))} at all (no solid curve).")
     alt = ("Log-log lines of error per entry against ε for the tensor mechanisms; dashed "
            "lines at the claimed ε, solid at the true ε.")
+    return fig, caption, alt
+
+
+def f1_figure(f1: pd.DataFrame, decisions: pd.DataFrame):
+    """Chapter 1's downstream F1 against the true ε, mean ± one standard error over runs."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    eps = sorted(f1["epsilon"].unique())
+    for key, part in f1.groupby("mechanism", sort=False):
+        stats = part.groupby("epsilon")["f1"].agg(["mean", "std", "count"])
+        se = stats["std"] / np.sqrt(stats["count"])
+        ax.errorbar(stats.index, stats["mean"], yerr=se, color=color(key), marker=marker(key),
+                    capsize=3, label=label(key) + (" (= IDN = MVG)" if key == "gaussian" else ""))
+    epsilon_axis(ax, eps)
+    ax.set(xlabel="true ε (spent, not claimed)", ylabel="weighted F1 on clean test images")
+    legend_below(fig, ax, ncol=2)
+    decided = decisions[decisions["best"] != INCONCLUSIVE]
+    runs = int(f1.groupby(["mechanism", "epsilon"])["f1"].count().min())
+    caption = (f"chapter 1's downstream task at equal true ε: a network trained on digits "
+               f"released once each, scored on clean images (mean ± one standard error over "
+               f"{runs} runs). The runs name a winner at {len(decided)} of {len(eps)} budgets"
+               + (f" ({', '.join(tick_text(e) for e in decided['epsilon'])})" if len(decided)
+                  else "") + "; elsewhere the decision map says inconclusive.")
+    alt = ("Lines with error bars of downstream F1 against true ε for the Laplace and "
+           "Gaussian mechanisms.")
     return fig, caption, alt

@@ -22,4 +22,10 @@ PARAMS = ChapterParams("C-compare", {
                {"smoke": 101, "default": 2001, "paper": 2001}),
     "tie": ("relative error gap under which two mechanisms tie in the decision map",
             every_profile(0.01)),
+    "f1_runs": ("runs per (mechanism, true ε) of the downstream task (chapter 1's digits)",
+                {"smoke": 2, "default": 5, "paper": 10}),
+    "f1_epochs": ("training epochs of the downstream task (chapter 1's digits: 20)",
+                  {"smoke": 5, "default": 20, "paper": 20}),
+    "z_decide": ("z-score the best's F1 lead must pass for the decision map to name it",
+                 every_profile(2.0)),
 }, requires=("torch",))

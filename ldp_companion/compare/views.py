@@ -47,10 +47,10 @@ def decision_view(decisions: pd.DataFrame, caption: str):
         lambda b: "tie: " + " / ".join(label(n) for n in b[5:].split(" / "))
         if b.startswith("tie: ") else label(b))
     shown["next"] = shown["next"].map(label)
-    return show_table(shown.drop(columns=["winner"]), caption, labels={
+    return show_table(shown.drop(columns=["winner", "z"], errors="ignore"), caption, labels={
         "task": "task", "epsilon": "true ε", "best": "best", "next": "next best",
-        "lead": "next best's extra error"}, formats={"true ε": "{:g}",
-                                                    "next best's extra error": "{:.1%}"})
+        "lead": "lead (next's extra error; best's extra F1)"},
+        formats={"true ε": "{:g}", "lead (next's extra error; best's extra F1)": "{:.1%}"})
 
 
 def _listed(names) -> str:
