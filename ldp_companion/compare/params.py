@@ -8,7 +8,7 @@ PARAMS = ChapterParams("C-compare", {
     "eps_table": ("claimed ε of the true-ε table", {"smoke": [1.0], "default": [0.5, 1.0, 2.0],
                                                     "paper": [0.5, 1.0, 2.0]}),
     "n_audit": ("outputs per input of each black-box audit of a scalar mechanism",
-                {"smoke": 20_000, "default": 200_000, "paper": 2_000_000}),
+                {"smoke": 50_000, "default": 200_000, "paper": 2_000_000}),
     "n_tensor": ("outputs per input of each black-box audit of a tensor mechanism",
                  {"smoke": 2_000, "default": 20_000, "paper": 100_000}),
     "tensor_shape": ("tensor shape of the tensor mechanisms (MNIST, TLDP Sec. V and TVG Sec. VIII)",
