@@ -73,6 +73,7 @@ MECHANISM_LABELS: dict[str, str] = {
     "dpsgd_param": "DP-SGD (parameters)", "nonprivate": "non-private autoencoder",
     "square_wave": "Square Wave",
     "spof_alg1": "SPOF coefficients (Alg. 1, c = 2.5)", "spof_fm": "FM coefficients (c = 0)",
+    "alg6_three_outputs": "Alg. 6 with Three-Outputs", "alg6_pm_sub": "Alg. 6 with PM-SUB",
     "inconclusive": "inconclusive", "spof_prop2": "sums α₂ + α₃ (Prop. 2)", "spof_alg2": "logit gradient at a = 0 (Alg. 2)",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart

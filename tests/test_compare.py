@@ -298,3 +298,31 @@ def test_the_table_s_bounds_hold_together(monkeypatch):
                                             value_range=RANGE, delta=DELTA,
                                             rng=np.random.default_rng(0))
     assert set(seen) == {true_epsilon.family_confidence(len(table))}
+
+
+# --- chapter 3's multi-attribute mechanisms ----------------------------------------------------
+
+def test_multi_attribute_mechanisms_spend_their_budget_exactly():
+    """Lemma 12 (Alg. 6), Laplace at ε/d on d attributes, Duchi et al.'s split ties: ε each,
+    from their exact laws (enumerated for Three-Outputs and Duchi)."""
+    from ldp_companion.compare import multiattribute
+    for eps in (0.5, 2.0, 6.0):                       # 6: Alg. 6 samples k = 2 of 4
+        for entry in multiattribute.tuple_entries(eps):
+            assert entry.exact == pytest.approx(eps, rel=1e-9), (entry.key, eps)
+            assert entry.kind == "tuple" and entry.paper == "pm"
+
+
+def test_a_multi_attribute_sampler_at_half_its_noise_is_flagged(monkeypatch):
+    """Laplace at ε/d with half its scale spends 2 ε: the black-box bound on its own samples
+    tops the claim, and the row fails."""
+    from ldp_companion.compare import multiattribute
+    from ldp_companion.pm import multidim
+
+    def entry():
+        return next(e for e in multiattribute.tuple_entries(1.0) if e.key == "laplace_split")
+
+    assert true_epsilon._row(entry(), 200_000, np.random.default_rng(8))["verdict"] == "holds"
+    monkeypatch.setattr(multidim, "_laplace_split", lambda X, eps, rng: X + rng.laplace(
+        0.0, X.shape[1] / eps, size=X.shape))
+    row = true_epsilon._row(entry(), 200_000, np.random.default_rng(8))
+    assert row["black-box lower bound"] > 1.0 and row["verdict"] == "fails"

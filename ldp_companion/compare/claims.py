@@ -33,7 +33,8 @@ _PAPER_CLAIMS = {
     "true-eps-square-wave": (lambda t: t["mechanism"] == "square_wave",
                              "Li et al. (Appendix B): Square Wave is ε-LDP for any window "
                              "half-width", "ε"),
-    "true-eps-pm": (lambda t: (t["paper"] == "pm") & (t["mechanism"] != "laplace"),
+    "true-eps-pm": (lambda t: (t["paper"] == "pm") & (t["kind"] == "scalar")
+                    & (t["mechanism"] != "laplace"),
                     "Zhao et al.'s mechanisms (Duchi, PM, HM, Three-Outputs, PM-OPT, PM-SUB, "
                     "HM-TP) spend at most the ε they are run at", "ε-LDP (Lemmas 1-6)"),
     "true-eps-hiera": (lambda t: t["mechanism"] == "hiera",
@@ -47,6 +48,10 @@ _PAPER_CLAIMS = {
                                                      "tldp_g_w"]),
                       "Yuan et al., Theorems 1 and 3: TLDP-L, TLDP-G and their weighted forms "
                       "(Alg. 2) are ε-LDP on an MNIST-sized tensor", "ε"),
+    "true-eps-pm-tuples": (lambda t: t["kind"] == "tuple",
+                           "Zhao et al., Lemma 12 and Sec. VII-A: Alg. 6 (with Three-Outputs "
+                           "or PM-SUB), Laplace at ε/d and Duchi et al.'s multi-dimensional "
+                           "mechanism are ε-LDP on a tuple of attributes", "ε-LDP"),
     "true-eps-spof": (lambda t: t["mechanism"].isin(["spof_alg1", "spof_fm", "spof_prop2"]),
                       "Habib et al., Props. 2-3: SPOF's coefficient release (Alg. 1) is ε-DP, "
                       "at Sec. VIII's setting (c = 2.5), as FM (c = 0) and as Prop. 2's sums",

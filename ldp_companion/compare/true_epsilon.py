@@ -18,6 +18,7 @@ import pandas as pd
 
 from ldp_companion import blackbox
 from ldp_companion.compare.catalogue import scalar_entries, tensor_entries
+from ldp_companion.compare.multiattribute import tuple_entries
 from ldp_companion.compare.records import record_entries
 
 __all__ = ["true_epsilon_table", "verdict", "family_confidence", "auditor_validation"]
@@ -37,7 +38,7 @@ def verdict(claimed: float, exact: float | None, lower: float) -> str:
 #: discrete outputs, TLDP's kept entries); logistic regression finds a linear score (additive
 #: Gaussian noise on a tensor). A tensor mechanism is screened with both.
 CLASSIFIERS = {"scalar": "histogram", "tensor": ("histogram", "logistic"),
-               "record": ("histogram", "logistic")}
+               "record": ("histogram", "logistic"), "tuple": ("histogram", "logistic")}
 
 
 def family_confidence(m: int) -> float:
@@ -60,12 +61,13 @@ def _row(entry, n: int, rng, confidence: float = blackbox.CONFIDENCE) -> dict:
 
 def true_epsilon_table(eps_table, *, n_audit: int, n_tensor: int, shape, value_range: float,
                        delta: float, rng: np.random.Generator) -> pd.DataFrame:
-    """One row per (mechanism, budget): the scalar mechanisms and chapter 4's record releases
-    audited with ``n_audit`` outputs per input, the tensor ones (``shape``, entries of range ``value_range``, δ =
+    """One row per (mechanism, budget): the scalar mechanisms, chapter 3's multi-attribute
+    ones and chapter 4's record releases audited with ``n_audit`` outputs per input, the tensor ones (``shape``, entries of range ``value_range``, δ =
     ``delta`` for the Gaussian ones) with ``n_tensor``."""
     audits = []
     for eps in eps_table:
         audits += [(e, n_audit) for e in scalar_entries(float(eps))]
+        audits += [(e, n_audit) for e in tuple_entries(float(eps))]
         audits += [(e, n_audit) for e in record_entries(float(eps))]
         audits += [(e, n_tensor) for e in tensor_entries(float(eps), shape, value_range, delta)]
     confidence = family_confidence(len(audits))
