@@ -55,6 +55,8 @@ figure, .cell_output img { break-inside: avoid; }
 pre { white-space: pre-wrap !important; overflow-wrap: anywhere; font-size: 8.5pt !important;
       overflow: visible !important; }
 table { max-width: 100%; font-size: 8.5pt; border-collapse: collapse; }
+/* a table that fits one page stays whole, so its caption never ends a page alone */
+table { break-inside: avoid; } caption { break-after: avoid; } tr { break-inside: avoid; }
 table td, table th { overflow-wrap: anywhere; padding: 2px 4px; }
 div.cell_output { overflow: visible !important; max-height: none !important; }
 div.cell_output table { max-width: 100%; }
