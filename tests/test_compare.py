@@ -280,6 +280,29 @@ def test_downstream_runs_each_mechanism_at_the_budget_of_its_true_epsilon():
         downstream.downstream_f1([1.0], 1, 0, delta=DELTA, epochs=1)
 
 
+def test_type3_sigma_spends_the_true_epsilon_on_one_batch_of_chapter_2():
+    """s₂ = 2√(400 · 256) = 640: the noise that spends ε = 8 exactly; a mechanism of chapter 2
+    that spends some ε adds at least that ε's noise in its least noisy direction."""
+    from ldp_companion.compare import downstream
+    from ldp_companion.tensor.calibration import gaussian_epsilon
+    from ldp_companion.tvg.privacy import true_epsilon as tvg_eps
+    from ldp_companion.tvg.privacy import worst_mu
+    from ldp_companion.tvg.release import directional_noise
+
+    assert downstream.TYPE3_SHAPE == (400, 256)
+    sigma = downstream.type3_sigma(8.0, DELTA)
+    assert gaussian_epsilon(640.0 / sigma, DELTA) == pytest.approx(8.0, rel=1e-6)
+    assert gaussian_epsilon(320.0 / sigma, DELTA) < 5.0   # a range of 1, not 2: far off
+    w = np.random.default_rng(3).standard_normal((120, 400))
+    basis, s = directional_noise("mvg", w, downstream.TYPE3_SHAPE, 500.0, DELTA, value_range=2.0)
+    spent = tvg_eps(worst_mu([(basis * s**2) @ basis.T, np.eye(256)], 640.0), DELTA)
+    assert s.min() >= downstream.type3_sigma(spent, DELTA) * (1 - 1e-6)
+    with pytest.raises(ValueError):
+        downstream.type3_sigma(0.0, DELTA)
+    assert downstream.type3_texts(8.0, DELTA) == {"shape": "400 × 256", "eps": "8",
+                                                  "sigma": f"{sigma:.0f}", "paper": "100"}
+
+
 def test_the_table_s_bounds_hold_together(monkeypatch):
     """Bonferroni: m audits at 1 - 5 %/m each, so that all m bounds hold with 95 %; the table
     passes that confidence to every audit (a table at 95 % each had a correct mechanism's bound

@@ -10,6 +10,9 @@ Only two noises can be compared: TLDP cannot spend a true ε of 8 or less (C.3),
 add exactly the Gaussian mechanism's noise at equal true ε (C.3), so their F1 is Gaussian's.
 F1 is a Monte Carlo result: :func:`f1_decisions` names a winner only where its lead passes a
 z-test over the runs, and says ``"inconclusive"`` elsewhere.
+
+Chapter 2's tasks are not compared: :func:`type3_sigma` gives the noise one of its releases
+needs at a true ε of this range, far above the features' range.
 """
 from __future__ import annotations
 
@@ -19,10 +22,14 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.compare.utility import budget_for
+from ldp_companion.plotting import tick_text
 from ldp_companion.tldp import experiments as tldp_experiments
-from ldp_companion.validation import check_positive_int
+from ldp_companion.tvg import experiments as tvg_experiments
+from ldp_companion.tvg.noise import entry_std
+from ldp_companion.validation import check_epsilon, check_positive_int
 
-__all__ = ["DOWNSTREAM", "TASK", "INCONCLUSIVE", "downstream_f1", "f1_decisions"]
+__all__ = ["DOWNSTREAM", "TASK", "INCONCLUSIVE", "downstream_f1", "f1_decisions", "type3_sigma",
+           "type3_texts", "TYPE3_SHAPE", "TYPE3_PAPER_EPS"]
 
 #: The tensor mechanisms whose noises differ at equal true ε (IDN and MVG: Gaussian's).
 DOWNSTREAM = ("laplace", "gaussian")
@@ -30,6 +37,20 @@ DOWNSTREAM = ("laplace", "gaussian")
 TASK = "digits F1 (ch. 1)"
 #: A cell whose runs cannot tell the best from the next.
 INCONCLUSIVE = "inconclusive"
+#: One batch of chapter 2's Type III release: features × records (Sec. VIII-D, Cor. 1).
+TYPE3_SHAPE = (math.prod(tvg_experiments.FEATURE_SHAPE), tvg_experiments.BATCH)
+#: The largest ε of chapter 2's Fig. 5 (our reading of the paper's axis).
+TYPE3_PAPER_EPS = tvg_experiments.PAPER_EPS_MAX
+
+
+def type3_sigma(eps_true, delta: float) -> float:
+    """Standard deviation per entry of the Gaussian noise that spends exactly ``eps_true`` at
+    ``delta`` on one batch of chapter 2's Type III release (:data:`TYPE3_SHAPE`, tanh features
+    of range ``b − a = 2``, so ``s₂ = 2√I``, Eqs. 34–36). Every mechanism of chapter 2 that
+    spends this true ε adds at least this much noise in some direction
+    (:func:`~ldp_companion.tvg.privacy.worst_mu`)."""
+    return entry_std("gauss_analytic", TYPE3_SHAPE, check_epsilon(eps_true, "eps_true"), delta,
+                     value_range=2.0)
 
 
 def downstream_f1(eps_true, runs: int, seed: int, *, delta: float, epochs: int,
@@ -96,6 +117,14 @@ def f1_decisions(f1: pd.DataFrame, z: float) -> pd.DataFrame:
                      "next": second["mechanism"],
                      "lead": float(first["mean"] / second["mean"] - 1.0), "z": float(score)})
     return pd.DataFrame(rows)
+
+
+def type3_texts(eps_true: float, delta: float) -> dict[str, str]:
+    """The numbers the page says of chapter 2's Type III release: ``shape`` (one batch),
+    ``eps`` (``eps_true``), ``sigma`` (:func:`type3_sigma` there, rounded) and ``paper``
+    (the largest ε of Fig. 5)."""
+    return {"shape": " × ".join(map(str, TYPE3_SHAPE)), "eps": tick_text(eps_true),
+            "sigma": f"{type3_sigma(eps_true, delta):.0f}", "paper": tick_text(TYPE3_PAPER_EPS)}
 
 
 def _check_runs(runs) -> int:
