@@ -17,7 +17,8 @@ Usage::
     python benchmarks/paper_profile.py runs/05-hiera.ipynb --machine "2 cores" \\
         --out benchmarks/results/05-hiera-paper-2cores.json
 
-For a run stopped by ``timeout S``, add ``--stopped-after S``: the cell that was running then
+For a run stopped by ``timeout S``, give its notebook, which the runner keeps with its records
+in ``runs/05-hiera.failed/``, and add ``--stopped-after S``: the cell that was running then
 gets the lower bound ``S`` minus the finished cells' time.
 """
 from __future__ import annotations

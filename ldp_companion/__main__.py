@@ -32,7 +32,8 @@ from ldp_companion.grid import PROGRESS_ENV
 
 
 def _value(text: str):
-    """A parameter value as Python reads it (``3``, ``0.5``, ``[1, 2]``), else the string."""
+    """A parameter value as Python reads it (``3``, ``0.5``, ``[1, 2]``), else the string
+    (which the parameter's kind then accepts or refuses, naming the parameter)."""
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
@@ -109,14 +110,17 @@ def main(argv: list[str] | None = None) -> int:
             print(path.stem)
         return 0
     if args.command == "run":
-        params = {name: _value(value) for name, value in args.parameter}
+        source = runner.find_chapter(args.chapter)
+        given = {"profile": "default", "seed": 0,  # the parameters cell's defaults
+                 **{name: _value(value) for name, value in args.parameter}}
+        resolved = _resolved(source.stem, given)  # names and values checked: nothing ran yet
+        params = {name: None if value is None else resolved[name]  # as checked: 2e4 -> 20000
+                  for name, value in given.items()}
         if not args.quiet:  # the kernel inherits it: grids draw their bars on this terminal
             os.environ[PROGRESS_ENV] = "1"
-        source = runner.find_chapter(args.chapter)
-        params = {"profile": "default", "seed": 0, **params}  # the parameters cell's defaults
         store = None if args.no_resume else Path(args.out).resolve() / "grid-store"
         out = runner.execute(source, Path(args.out), params, log_output=args.log_output,
-                             resolved=_resolved(source.stem, params), store=store)
+                             resolved=resolved, store=store)
         from ldp_companion import cards
 
         cards.fill(out)
@@ -168,10 +172,19 @@ def main(argv: list[str] | None = None) -> int:
 
 def _resolved(chapter: str, params: dict) -> dict:
     """Every parameter's value in force for a run of ``chapter`` with ``params`` (the
-    profile's value where ``params`` gives none), for the run record."""
+    profile's value where ``params`` gives none, a given one as its kind converts it), for
+    the run record.
+
+    Raises
+    ------
+    ValueError
+        One line naming a parameter the chapter does not have, or one whose value is outside
+        its allowed range (:meth:`~ldp_companion.profiles.ChapterParams.resolve`).
+    """
     from ldp_companion import book
 
     spec = book.PARAMS[chapter]
+    spec.check_names(params)
     cfg = spec.resolve({**{n: None for n in spec.names}, **params})
     return {"profile": cfg.profile, "seed": cfg.seed, **cfg.values}
 
@@ -287,13 +300,17 @@ def _coverage(chapter: str | None, as_json: bool) -> int:
 
 
 def cli() -> int:
-    """Entry point: bad arguments print one line and exit with status 2, not a traceback."""
+    """Entry point: bad arguments (a bad ``--out`` too) and an output folder another run
+    holds print one line and exit with status 2, a failed chapter or a full disk one line
+    and status 1, not a traceback."""
+    from ldp_companion.files import DiskFull
+
     try:
         return main()
-    except (ValueError, FileNotFoundError, MissingExtra) as err:
+    except (ValueError, FileNotFoundError, MissingExtra, runner.FolderInUse) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except RuntimeError as err:  # a chapter failed; the message names the cell and notebook
+    except (RuntimeError, DiskFull) as err:  # a chapter failed: the message names the cell
         print(f"error: {err}", file=sys.stderr)
         return 1
 

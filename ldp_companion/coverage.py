@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
 from ldp_companion.profiles import format_value
 
 __all__ = ["STATUSES", "STATUS_COLORS", "Item", "PaperItems", "coverage_bar_html",
@@ -267,11 +268,9 @@ class PaperItems:
         by default ``$LDP_COMPANION_LEDGER_DIR`` or the working directory."""
         folder = Path(directory or os.environ.get(LEDGER_DIR_ENV) or ".")
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.chapter}{_COVERAGE_SUFFIX}"
-        path.write_text(json.dumps({"chapter": self.chapter, "paper": self.paper,
-                                    "items": [asdict(i) for i in self.items]},
-                                   indent=1, ensure_ascii=False))
-        return path
+        return write_atomic(folder / f"{self.chapter}{_COVERAGE_SUFFIX}", json.dumps(
+            {"chapter": self.chapter, "paper": self.paper,
+             "items": [asdict(i) for i in self.items]}, indent=1, ensure_ascii=False))
 
     def problems(self, claims: pd.DataFrame, notebook: str | None = None) -> list[str]:
         """What is wrong between this list and a chapter's ledger (empty list: nothing).
@@ -352,10 +351,20 @@ def load_coverage(directory) -> dict[str, PaperItems]:
     """Every ``<chapter>.coverage.json`` in ``directory``: chapter -> its resolved list."""
     out = {}
     for path in sorted(Path(directory).glob(f"*{_COVERAGE_SUFFIX}")):
-        data = json.loads(path.read_text())
-        out[data["chapter"]] = PaperItems(data["chapter"], data["paper"],
-                                          [Item(**i) for i in data["items"]])
+        items = _read_coverage(path)
+        out[items.chapter] = items
     return out
+
+
+def _read_coverage(path: Path) -> "PaperItems":
+    """One coverage file; :class:`~ldp_companion.files.CorruptFile` naming it when it is not
+    one (truncated, garbage, fields missing)."""
+    data = read_json(path, "coverage list")
+    try:
+        return PaperItems(data["chapter"], data["paper"], [Item(**i) for i in data["items"]])
+    except (TypeError, KeyError, ValueError) as err:
+        raise CorruptFile(f"{path} is not a readable coverage list ({one_line(err)}): "
+                          "delete it or run its chapter again") from None
 
 
 def unrun(paper: PaperItems) -> PaperItems:

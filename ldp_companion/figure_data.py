@@ -55,6 +55,8 @@ def run_context(parameters: dict, resolved: dict, source: dict, machine: str,
     rerun = " ".join([f"python -m ldp_companion run {number}"]
                      + [f"-p {k} {shlex.quote(repr(v) if not isinstance(v, str) else v)}"
                         for k, v in parameters.items()])
+    if "-" not in chapter:  # a summary page of the book (verdicts, rerun, ...): the build
+        rerun = f"make book PROFILE={resolved.get('profile') or 'default'}"
     if source.get("commit"):
         rerun = f"git checkout {source['commit'][:12]} && {rerun}"
     return json.dumps({

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ldp_companion import run_records
+from ldp_companion import run_records, threads
 from ldp_companion.grid_store import (_MISSING, GridStore, cell_file, fingerprint, load_cell,
                                       open_store, save_cell)
 
@@ -52,7 +52,8 @@ def cell_rng(seed: int, key: Mapping) -> np.random.Generator:
 
 
 def _run_cell(fn, key, seed, inputs=None, path=None):
-    result = fn(**key, **(inputs or {}), rng=cell_rng(seed, key))
+    with threads.fixed():  # the same BLAS summation order in this process and in a worker
+        result = fn(**key, **(inputs or {}), rng=cell_rng(seed, key))
     if path is not None:
         save_cell(path, result)  # in the worker: a killed run keeps every finished cell
     return result

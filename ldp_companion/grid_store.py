@@ -14,8 +14,10 @@ computes only the rest. A cell's file is named by a digest of
 
 so a changed parameter, data set or line of the chapter's code starts afresh, and the same
 command resumes. Cells are pickled (the results are the objects the cell returned: a resumed
-table is bit-identical to an uninterrupted one) and replaced atomically: a run killed while
-writing leaves no half-written cell.
+table is bit-identical to an uninterrupted one) behind a tag and a checksum, and replaced
+atomically: a run killed while writing leaves no half-written cell, a corrupt or truncated file
+is named in a warning and its cell computed again, and a full disk stops the run with
+:class:`~ldp_companion.files.DiskFull` (saying so) while the cells already written stay whole.
 
 The folder is ``$LDP_COMPANION_GRID_STORE`` when set (``python -m ldp_companion run ... --out
 DIR`` sets it to ``DIR/grid-store``) or the ``store`` argument of ``run_grid``. Delete the
@@ -34,6 +36,8 @@ import warnings
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
+
+from ldp_companion.files import DiskFull, one_line, write_atomic
 
 __all__ = ["STORE_ENV", "GridStore", "open_store", "code_digest", "fingerprint"]
 
@@ -132,7 +136,7 @@ class GridStore:
         manifest = folder / "grid.json"
         if not manifest.exists():
             folder.mkdir(parents=True, exist_ok=True)
-            _write_atomic(manifest, json.dumps(
+            write_atomic(manifest, json.dumps(
                 {"description": description, "function": name, "seed": int(seed),
                  "cells": cells, "started": datetime.now(timezone.utc).isoformat()},
                 indent=1).encode())
@@ -146,35 +150,56 @@ def cell_file(folder: Path, key: Mapping, inputs_digest: str = "") -> Path:
 
 
 _MISSING = object()
+#: A cell file starts with this tag and the sha256 of the pickle that follows: a truncated
+#: file, or garbage that happens to parse as a pickle, never passes for a result.
+_MAGIC = b"ldp-companion grid cell 1\n"
+_DIGEST = 32
 
 
 def load_cell(path: Path):
-    """The stored result of a cell, or :data:`_MISSING` (absent or unreadable file)."""
+    """The stored result of a cell, or :data:`_MISSING` when the file is absent or not a
+    whole cell file (truncated, garbage, a pickle that does not load): then a warning names
+    the file and the cell runs again."""
     try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
         return _MISSING
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
-        warnings.warn(f"grid store: {path} is unreadable ({exc}); the cell runs again",
-                      stacklevel=2)
-        return _MISSING
+    except OSError as exc:
+        return _unreadable(path, exc)
+    payload = raw[len(_MAGIC) + _DIGEST:]
+    if raw[:len(_MAGIC)] != _MAGIC or \
+            raw[len(_MAGIC):len(_MAGIC) + _DIGEST] != hashlib.sha256(payload).digest():
+        return _unreadable(path, "truncated or not a cell file")
+    try:
+        return pickle.loads(payload)
+    except Exception as exc:  # a whole file whose classes moved, say: computed again
+        return _unreadable(path, exc)
+
+
+def _unreadable(path: Path, why) -> object:
+    """:data:`_MISSING`, after a one-line warning naming ``path`` and ``why``."""
+    warnings.warn(f"grid store: {path} is unreadable ({one_line(why)}); the cell runs again",
+                  stacklevel=3)
+    return _MISSING
 
 
 def save_cell(path: Path, result) -> bool:
     """Write ``result`` to ``path`` atomically; False when the folder cannot be written (a
-    worker without the shared folder: the caller stores the cell instead)."""
+    worker without the shared folder: the caller stores the cell instead).
+
+    Raises
+    ------
+    DiskFull
+        The disk is full (the cells written before stay whole and readable).
+    """
+    payload = pickle.dumps(result, protocol=5)
     try:
-        _write_atomic(path, pickle.dumps(result, protocol=5))
+        write_atomic(path, _MAGIC + hashlib.sha256(payload).digest() + payload)
+    except DiskFull:
+        raise
     except OSError:
         return False
     return True
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)  # a reader sees the old file or the whole new one
 
 
 _ENV_STORES: dict[str, GridStore] = {}

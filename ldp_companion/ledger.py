@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.coverage import LEDGER_DIR_ENV, normalise_ref
+from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
 
 __all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "findings_markdown",
            "verdict_summary", "verdict_changes", "section_problems", "VERDICT_COLORS",
@@ -347,14 +348,13 @@ class Ledger:
         """Write ``<chapter>.ledger.json`` to ``directory``.
 
         The default is ``$LDP_COMPANION_LEDGER_DIR`` if set (the book runner sets it to the
-        folder of the executed notebook), else the working directory.
+        folder of the executed notebook), else the working directory. The file is replaced
+        whole (:func:`~ldp_companion.files.write_atomic`): a full disk leaves the earlier one.
         """
         folder = Path(directory or os.environ.get(LEDGER_DIR_ENV) or ".")
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.chapter}{_SUFFIX}"
-        path.write_text(json.dumps([asdict(c) for c in self.claims()], indent=1,
-                                   ensure_ascii=False))
-        return path
+        return write_atomic(folder / f"{self.chapter}{_SUFFIX}", json.dumps(
+            [asdict(c) for c in self.claims()], indent=1, ensure_ascii=False))
 
 
 def _cell_signs(d: np.ndarray, test: str, alpha: float) -> np.ndarray:
@@ -422,11 +422,21 @@ def load_ledgers(directory: str | os.PathLike) -> pd.DataFrame:
     """Read every ``*.ledger.json`` in ``directory`` into one DataFrame, sorted by chapter."""
     claims = []
     for path in sorted(Path(directory).glob(f"*{_SUFFIX}")):
-        claims.extend(Claim(**{**row, "ref": tuple(row.get("ref", ())),
-                               "evidence": row.get("evidence", {}),
-                               "reconstructed": row.get("reconstructed", "")})
-                      for row in json.loads(path.read_text()))
+        claims.extend(_read_ledger(path))
     return _frame(claims)
+
+
+def _read_ledger(path: Path) -> list[Claim]:
+    """The claims of one ledger file; :class:`~ldp_companion.files.CorruptFile` naming it
+    when it is not a ledger (truncated, garbage, rows that are not claims)."""
+    rows = read_json(path, "ledger")
+    try:
+        return [Claim(**{**row, "ref": tuple(row.get("ref", ())),
+                         "evidence": row.get("evidence", {}),
+                         "reconstructed": row.get("reconstructed", "")}) for row in rows]
+    except (TypeError, AttributeError) as err:
+        raise CorruptFile(f"{path} is not a readable ledger ({one_line(err)}): delete it "
+                          "or run its chapter again") from None
 
 
 VERDICT_COLORS = {"holds": "#d4edda", "partly": "#fff3cd", "fails": "#f8d7da",

@@ -25,7 +25,8 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["PDF_NAME", "pages", "assemble", "build", "chromium"]
+__all__ = ["PDF_NAME", "pages", "assemble", "build", "chromium", "require_chromium",
+           "INSTALL_CHROMIUM", "CHROMIUM_ENV"]
 
 PDF_NAME = "ldp-companion.pdf"
 _CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -66,16 +67,37 @@ a { color: #0b4f8a; }
 """
 
 
+#: Names a Chromium (or Chrome) program to print with, in place of the first on PATH.
+CHROMIUM_ENV = "LDP_COMPANION_CHROMIUM"
+#: How to install the Chromium the PDF edition and the site's browser tests need.
+INSTALL_CHROMIUM = "apt-get install -y --no-install-recommends chromium"
+
+
 def chromium() -> str | None:
-    """The Chromium the book prints with ($LDP_COMPANION_CHROMIUM, else the first on PATH)."""
-    named = os.environ.get("LDP_COMPANION_CHROMIUM")
+    """The Chromium the book prints with: :data:`CHROMIUM_ENV` when it names a program, else
+    the first Chromium on PATH; None when there is none."""
+    named = os.environ.get(CHROMIUM_ENV)
     if named:
-        return named
+        return shutil.which(named)
     for name in ("chromium", "chromium-browser", "google-chrome"):
         found = shutil.which(name)
         if found:
             return found
     return None
+
+
+def require_chromium() -> str:
+    """The path of :func:`chromium`; a one-line RuntimeError saying what to install when there
+    is none (or :data:`CHROMIUM_ENV` names no program)."""
+    found = chromium()
+    if found is not None:
+        return found
+    named = os.environ.get(CHROMIUM_ENV)
+    if named:
+        raise RuntimeError(f"{CHROMIUM_ENV}={named} is not a program: {INSTALL_CHROMIUM}, or "
+                           f"set {CHROMIUM_ENV} to a Chromium")
+    raise RuntimeError(f"no Chromium found: {INSTALL_CHROMIUM} (or set {CHROMIUM_ENV} to a "
+                       "Chromium)")
 
 
 def pages(root: Path) -> list[Path]:
@@ -172,13 +194,22 @@ def assemble(site: Path, root: Path, *, version: str, commit: str | None) -> str
 
 def build(site: Path, root: Path, out: Path | None = None, *, version: str,
           commit: str | None, timeout_s: float = 600) -> Path:
-    """Print the assembled book to ``out`` (default ``site/ldp-companion.pdf``)."""
-    from playwright.sync_api import sync_playwright
+    """Print the assembled book to ``out`` (default ``site/ldp-companion.pdf``).
 
-    browser_path = chromium()
-    if browser_path is None:
-        raise RuntimeError("no Chromium found: apt-get install -y --no-install-recommends "
-                           "chromium (or set LDP_COMPANION_CHROMIUM)")
+    Raises
+    ------
+    RuntimeError
+        In one line: no Chromium (saying what to install), no playwright, or a Chromium that
+        does not start.
+    FileNotFoundError
+        A page of the site is missing (build it first).
+    """
+    browser_path = require_chromium()
+    try:
+        from playwright.sync_api import Error as BrowserError, sync_playwright
+    except ImportError:
+        missing = 'playwright is not installed: pip install "ldp_companion[book]"'
+        raise RuntimeError(missing) from None
     out = Path(out or site / PDF_NAME)
     work = root / "_build" / "pdf"
     work.mkdir(parents=True, exist_ok=True)
@@ -186,7 +217,12 @@ def build(site: Path, root: Path, out: Path | None = None, *, version: str,
     document.write_text(assemble(site, root, version=version, commit=commit))
     started = time.perf_counter()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=browser_path, args=_CHROMIUM_FLAGS)
+        try:
+            browser = p.chromium.launch(executable_path=browser_path, args=_CHROMIUM_FLAGS)
+        except BrowserError as err:
+            why = " ".join(str(err).split())[:200]
+            raise RuntimeError(f"Chromium {browser_path} did not start ({why}): "
+                               f"{INSTALL_CHROMIUM}") from None
         page = browser.new_page()
         page.set_default_timeout(timeout_s * 1000)
         page.goto(document.as_uri(), wait_until="load")

@@ -12,15 +12,18 @@ The runner (:mod:`ldp_companion.runner`) tells the chapter's kernel its chapter
 ``benchmarks/paper_profile.py`` joins the last two with papermill's cell times, so that a run
 at one profile can be projected to another (:mod:`ldp_companion.planning`). Outside a
 runner's kernel nothing is written. Each record is replaced atomically (grid workers may
-write at once): a reader never sees a half-written file, and an unreadable one counts as empty.
+write at once): a reader never sees a half-written file, and an unreadable one counts as empty
+(with a warning naming it).
 """
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
 from ldp_companion.ledger import LEDGER_DIR_ENV
 from ldp_companion.numbering import CHAPTER_ENV
 
@@ -36,23 +39,31 @@ def record_path(kind: str) -> Path | None:
 
 
 def read(path: Path) -> dict:
-    """A record's content ({} when absent or unreadable)."""
+    """A record's content: {} when absent, and {} with a warning naming the file when it is
+    unreadable (truncated, garbage: the records are written whole, so it was damaged)."""
     try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError):
+        content = read_json(path, "run record")
+    except FileNotFoundError:
         return {}
+    except (OSError, CorruptFile) as err:
+        warnings.warn(one_line(str(err), 400), stacklevel=2)
+        return {}
+    if not isinstance(content, dict):
+        warnings.warn(f"{path} is not a readable run record (JSON {type(content).__name__}, "
+                      "not an object): ignored", stacklevel=2)
+        return {}
+    return content
 
 
 def update(kind: str, change: Callable[[dict], None]) -> None:
-    """Apply ``change`` to the record ``kind`` of the running chapter and write it back."""
+    """Apply ``change`` to the record ``kind`` of the running chapter and write it back (whole:
+    :func:`~ldp_companion.files.write_atomic`)."""
     path = record_path(kind)
     if path is None:
         return
     content = read(path)
     change(content)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(content, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(content, indent=1, sort_keys=True))
 
 
 def current_cell() -> int | None:

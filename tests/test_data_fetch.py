@@ -15,14 +15,16 @@ from dataclasses import replace
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import skip_or_fail
+from ctg_standin import write_ctg_zip
 from fake_assets import (write_adult, write_cifar, write_glove, write_imdb, write_mnist,
                          write_mobilenet, write_svhn)
 
-from ldp_companion import data_fetch, paper_assets, runner
+from ldp_companion import data_fetch, datasets, paper_assets, runner
 from ldp_companion.__main__ import main
-from ldp_companion.datasets import DATA_ENV, cache_dir
+from ldp_companion.datasets import DATA_ENV, REGISTRY, URL_ENV, cache_dir
 from ldp_companion.pm import external_data
 
 REAL = cache_dir()  # the offline folder: the MNIST test files the registry's sha256 accepts
@@ -44,6 +46,8 @@ def _public_archives(src, served, rng):
     for f in ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz",
               "train-labels-idx1-ubyte.gz"):
         shutil.copy(REAL / "MNIST/raw" / f, served / f)  # also read by the small profiles
+    write_ctg_zip(served / REGISTRY["ctg"]["remote_name"],  # UCI's CTG.xls, zipped
+                  pd.read_csv(REAL / REGISTRY["ctg"]["path"]), rng)
     (src / "cifar-10-batches-py/batches.meta").write_bytes(b"meta")
     _tar(served / "cifar-10-python.tar.gz", src, ["cifar-10-batches-py"])
     for f in ("train_32x32.mat", "test_32x32.mat"):
@@ -144,7 +148,7 @@ def test_fetch_verifies_and_unpacks_the_public_layouts(data_root, server, capsys
     _, url = server
     said = []
     left = data_fetch.fetch(["01", "02", "03"], mirror=url, progress=False, say=said.append)
-    assert sorted(left) == ["credit", "ctg", "darknet", "ipums_br", "ipums_mx"]
+    assert sorted(left) == ["credit", "darknet", "ipums_br", "ipums_mx"]
     assert said[0].startswith("to download into") and "cifar10" in said[0]
     assert not list(data_root.glob(".fetch-*"))
     downloadable = [n for n in paper_assets.ASSETS if n not in ("darknet", "credit")]
@@ -155,6 +159,7 @@ def test_fetch_verifies_and_unpacks_the_public_layouts(data_root, server, capsys
     assert len(y_train) == 12  # the labelled reviews only: train/unsup was not unpacked
     assert not (data_root / "aclImdb/train/unsup").exists()
     assert paper_assets.load_adult()[0].shape[0] == 120
+    assert datasets.load_ctg()[0].shape == (2126, 21)
     assert len(external_data.load_wisdm()) == 60
     assert external_data.load_vehicle()[0].shape == (42, 100)
     recorded = set((data_root / data_fetch.RECORD).read_text().split('"'))
@@ -228,3 +233,93 @@ def test_a_recorded_hash_guards_later_downloads(data_root, server):
         assert not (data_root / "wisdm/WISDM_ar_v1.1_raw.txt").exists()
     finally:
         (served / "WISDM_ar_latest.tar.gz").write_bytes(saved)
+
+
+def test_a_corrupt_file_with_a_published_hash_is_downloaded_again(data_root, server):
+    _, url = server
+    data_fetch.fetch(["01"], mirror=url, progress=False, say=lambda s: 0)
+    images = data_root / "MNIST/raw/train-images-idx3-ubyte.gz"
+    good = images.read_bytes()
+    images.write_bytes(good[: len(good) // 2])
+    assert data_fetch.status(["01"]).loc["mnist", "state"] == "corrupt"
+    assert not data_fetch.present(data_fetch.RECIPES["mnist"])
+    [line] = data_fetch.corrupt(data_fetch.RECIPES["mnist"])
+    md5 = data_fetch.RECIPES["mnist"].downloads[0].md5
+    assert str(images) in line and md5 in line and hashlib.md5(good[: len(good) // 2]
+                                                               ).hexdigest() in line
+    said = []
+    data_fetch.fetch(["01"], mirror=url, progress=False, say=said.append)
+    assert any(s.startswith("mnist: corrupt") and str(images) in s for s in said)
+    assert "mnist: in place" in said and images.read_bytes() == good
+    assert data_fetch.status(["01"]).loc["mnist", "state"] == "present"
+
+
+# --------------------------------------------------------------------------- Fitbit (ch. 4)
+
+FITBIT = ("fitbit_daily_first", "fitbit_daily_second")
+
+
+@pytest.fixture
+def fitbit_root(tmp_path, monkeypatch):
+    """A data folder holding the two shared Fitbit CSVs, and an empty local mirror."""
+    if not all((REAL / REGISTRY[n]["path"]).is_file() for n in FITBIT):
+        skip_or_fail(f"the offline Fitbit files are not in {REAL}")
+    root = tmp_path / "data"
+    for name in FITBIT:
+        (root / "fitbit").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REAL / REGISTRY[name]["path"], root / REGISTRY[name]["path"])
+    served = tmp_path / "served"
+    served.mkdir()
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            partial(_Quiet, directory=str(served)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    monkeypatch.setenv(DATA_ENV, str(root))
+    monkeypatch.setenv(URL_ENV, f"http://127.0.0.1:{httpd.server_address[1]}")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    yield root, served
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_good_fitbit_files_are_in_place(fitbit_root, capsys):
+    assert main(["data", "fetch", "04", "--quiet"]) == 0  # the mirror serves nothing
+    out = capsys.readouterr().out
+    assert "every data file of these chapters is in place" in out and "corrupt" not in out
+    assert main(["data", "fetch", "--list", "04"]) == 0
+    row = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("fitbit ")]
+    assert len(row) == 1 and " present " in row[0]
+
+
+def test_a_truncated_fitbit_csv_is_not_in_place(fitbit_root, capsys):
+    root, _ = fitbit_root
+    path = root / REGISTRY["fitbit_daily_second"]["path"]
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    assert main(["data", "fetch", "--list", "04"]) == 0
+    out = capsys.readouterr().out
+    row = [ln for ln in out.splitlines() if ln.startswith("fitbit ")]
+    assert len(row) == 1 and " corrupt " in row[0] and " present " not in row[0]
+    assert "- fitbit: python -m ldp_companion data fetch 04" in out
+    assert main(["data", "fetch", "04", "--quiet"]) == 1  # the mirror cannot replace it
+    out = capsys.readouterr().out
+    assert "fitbit: in place" not in out and "every data file" not in out
+    corrupt = [ln for ln in out.splitlines() if ln.startswith("fitbit: corrupt")]
+    assert len(corrupt) == 1 and str(path) in corrupt[0]
+    assert REGISTRY["fitbit_daily_second"]["sha256"] in corrupt[0]
+    assert hashlib.sha256(data[: len(data) // 2]).hexdigest() in corrupt[0]
+    assert "fitbit: NOT in place" in out and "404" in out
+    assert path.read_bytes() == data[: len(data) // 2]  # kept for a look, reported as bad
+
+
+def test_a_truncated_fitbit_csv_is_downloaded_again(fitbit_root, capsys):
+    root, served = fitbit_root
+    path = root / REGISTRY["fitbit_daily_first"]["path"]
+    good = path.read_bytes()
+    path.write_bytes(good[:1000])
+    entry = REGISTRY["fitbit_daily_first"]
+    with zipfile.ZipFile(served / entry["remote_name"], "w") as z:
+        z.writestr("Fitabase Data 3.12.16-4.11.16/dailyActivity_merged.csv", good)
+    assert main(["data", "fetch", "04", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "fitbit: corrupt" in out and "fitbit: in place" in out
+    assert path.read_bytes() == good and not list(root.glob(".download-*"))

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pooch
 import pytest
+from ctg_standin import write_ctg_zip
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -75,6 +76,9 @@ def _content_sha256(name: str, path: Path) -> str:
     raw = path.read_bytes()
     if REGISTRY[name]["sha256_of"] == "decompressed":
         raw = gzip.decompress(raw)
+    if REGISTRY[name]["sha256_of"] == "values":  # the float64 values of the CSV's columns
+        frame = pd.read_csv(path).loc[:, list(REGISTRY[name]["columns"])]
+        raw = np.ascontiguousarray(frame.to_numpy(np.float64)).tobytes()
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -89,10 +93,13 @@ def _write_zip(path: Path, member: str, source: Path) -> None:
 
 
 def _fill_mirror(root: Path, shared: Path, top_folder: bool = True) -> None:
-    """Put the public artifacts in ``root``: MNIST .gz files, Fitbit zips, CTG.csv."""
+    """Put the public artifacts in ``root``: MNIST .gz files, Fitbit zips, UCI's CTG zip."""
     for name, entry in REGISTRY.items():
         source = shared / entry["path"]
-        if entry["member"]:
+        if entry.get("sheet"):
+            write_ctg_zip(root / entry["remote_name"], pd.read_csv(source),
+                          np.random.default_rng(0))
+        elif entry["member"]:
             prefix = entry["remote_name"][:-len(".zip")] + "/" if top_folder else ""
             _write_zip(root / entry["remote_name"], prefix + entry["member"], source)
         else:
@@ -127,7 +134,7 @@ def test_registry_layout_and_sources():
         assert entry["url"].startswith("https://")
         assert len(entry["sha256"]) == 64
     assert REGISTRY["fitbit_daily_first"]["url"].startswith("https://zenodo.org/records/53894/")
-    assert REGISTRY["ctg"]["auto_download"] is False
+    assert REGISTRY["ctg"]["remote_name"] == "cardiotocography.zip"
 
 
 # --------------------------------------------------------------------------- cache location
@@ -290,12 +297,11 @@ def test_missing_file_without_server_raises(empty_cache):
     assert not target.exists()
 
 
-def test_ctg_public_source_is_not_downloadable(empty_cache, monkeypatch):
-    monkeypatch.delenv("LDP_COMPANION_DATA_URL")
+def test_ctg_missing_says_how_to_fetch(empty_cache):
     with pytest.raises(DataError) as info:
         datasets.load_ctg()
     message = str(info.value)
-    assert "CTG.xls" in message and REGISTRY["ctg"]["url"] in message
+    assert "cardiotocography.zip" in message and "data fetch" in message
     assert str(empty_cache / "ctg" / "CTG.csv") in message
 
 

@@ -9,6 +9,8 @@ from hypothesis import given, strategies as st
 from ldp_companion import get_mechanism
 from ldp_companion.grid import cell_rng, key_words, run_grid
 
+pytestmark = pytest.mark.determinism  # .ci/run runs these again at one BLAS thread
+
 
 def mean_error(mechanism, epsilon, run, rng, n=2_000):
     """One cell of a small mean-estimation grid (module level: workers pickle it)."""

@@ -20,6 +20,8 @@ from ldp_companion.grid_store import STORE_ENV, fingerprint
 
 from test_grid import CELLS, mean_error
 
+pytestmark = pytest.mark.determinism  # .ci/run runs these again at one BLAS thread
+
 
 def _cells(folder):
     return sorted(folder.rglob("*.pkl"))

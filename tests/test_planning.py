@@ -121,7 +121,7 @@ def test_a_run_notes_the_parameters_each_cell_reads(tmp_path, monkeypatch):
     grid.run_grid(mean_error, CELLS[:3], seed=1, n_jobs=1, description="test grid")
     noted = json.loads((tmp_path / "05-hiera.grids.json").read_text())["8"]
     assert [(g["grid"], g["cells"], g["workers"]) for g in noted] == [("test grid", 3, 1)]
-    assert noted[0]["seconds"] >= 0
+    assert isinstance(noted[0]["seconds"], float)
     monkeypatch.delenv(CHAPTER_ENV)  # outside a runner's kernel: nothing is written
     assert run_records.record_path("reads") is None
 
@@ -175,7 +175,9 @@ def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_pa
     paper_profile = _load("paper_profile", Pytest())
     cells = paper_profile.record(notebook, "2 cores")["cells"]
     grid_cell = next(c for c in cells if c["code"] == "import time")
-    assert grid_cell["uses"] == ["n_mc"] and grid_cell["grid_seconds"] >= 2.4
+    grids = json.loads((tmp_path / "out/05-hiera.grids.json").read_text())
+    timed = [g["seconds"] for cell in grids.values() for g in cell]
+    assert grid_cell["uses"] == ["n_mc"] and grid_cell["grid_seconds"] == round(sum(timed), 1)
     reads = json.loads((tmp_path / "out/05-hiera.reads.json").read_text())
     assert sorted(reads.values()) == [["n_mc"], ["runs"]]
 

@@ -67,9 +67,11 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    from ldp_companion import pdf_edition
+
+    chromium = pdf_edition.chromium()
     if chromium is None:
-        skip_or_fail("Chromium not found (Debian: apt-get install chromium)")
+        skip_or_fail(f"Chromium not found: {pdf_edition.INSTALL_CHROMIUM}")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

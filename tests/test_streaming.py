@@ -12,6 +12,8 @@ from ldp_companion.hiera.streaming import HierASummary
 from ldp_companion.streaming import (ScalarSummary, iter_blocks, simulate_mean, stream_mean,
                                      uniform_users)
 
+pytestmark = pytest.mark.determinism  # .ci/run runs these again at one BLAS thread
+
 N = 200_000
 
 

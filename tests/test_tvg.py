@@ -425,17 +425,15 @@ def test_jl_estimate_is_unbiased_at_large_epsilon():
     assert np.abs(est - s).max() < 0.05
 
 
-def test_idn_noise_for_the_type_i_mnist_gradient_is_fast_and_small():
-    import time
+def test_idn_noise_for_the_type_i_mnist_gradient_is_small():
     rng = np.random.default_rng(17)
     grad = rng.uniform(-1e-4, 1e-4, (3136, 512))
     w = rng.standard_normal((512, 3136))
-    t0 = time.perf_counter()
     tracemalloc.start()
     release.directional_release("idn", grad, w, 1.0, rng=rng, value_range=2e-4)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert time.perf_counter() - t0 < 1.0 and peak < 100 * 2**20
+    assert peak < 100 * 2**20  # its speed is a benchmark (benchmarks/tvg_noise.py)
 
 
 def test_composition_does_not_overflow_at_large_epsilon():

@@ -1,5 +1,5 @@
 """Parameters of appendix B (Bring your own mechanism) per profile."""
-from ldp_companion.profiles import ChapterParams, every_profile
+from ldp_companion.profiles import N_JOBS, ChapterParams, every_profile
 
 __all__ = ["PARAMS"]
 
@@ -17,5 +17,5 @@ PARAMS = ChapterParams("B-mechanism", {
     "runs_mean": ("repetitions of each mean-estimation cell",
                   {"smoke": 3, "default": 200, "paper": 200}),
     "n_jobs": ("worker processes of the mean-estimation grid (None: every core)",
-               every_profile(None)),
+               every_profile(None), N_JOBS),
 })

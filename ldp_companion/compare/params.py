@@ -1,6 +1,6 @@
 """Parameters of appendix C (the mechanisms on one scale) per profile. It needs the ``torch``
 extra: chapter 4's DP-SGD baseline is calibrated by Opacus."""
-from ldp_companion.profiles import ChapterParams, every_profile
+from ldp_companion.profiles import ChapterParams, Number, every_profile
 
 __all__ = ["PARAMS"]
 
@@ -14,7 +14,8 @@ PARAMS = ChapterParams("C-compare", {
     "tensor_shape": ("tensor shape of the tensor mechanisms (MNIST, TLDP Sec. V and TVG Sec. VIII)",
                      every_profile([28, 28])),
     "value_range": ("range Δ of a tensor entry (8-bit pixels, TLDP Table I)", every_profile(256.0)),
-    "delta": ("δ of the (ε, δ) mechanisms (TVG's figures: 10⁻⁵)", every_profile(1e-5)),
+    "delta": ("δ of the (ε, δ) mechanisms (TVG's figures: 10⁻⁵)", every_profile(1e-5),
+              Number(0.0, 1.0)),
     "eps_true": ("true ε grid of the utility comparison and the decision map",
                  {"smoke": [0.5, 1.0, 2.0, 4.0], "default": [0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0],
                   "paper": [0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]}),

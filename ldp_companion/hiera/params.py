@@ -1,12 +1,15 @@
 """Parameters of chapter 5 (Hao, Wu & Wan 2023) per profile: the one source the chapter's
 parameter table, the README and ``python -m ldp_companion params`` read."""
-from ldp_companion.profiles import ChapterParams, every_profile
+from ldp_companion.profiles import (N_JOBS, ChapterParams, Choice, Int, ListOf, MapOf,
+                                    Number, every_profile)
 
 __all__ = ["PARAMS"]
 
 # Base ε of Figs. 1-2: the paper does not state its grid; this one spans its plotted range.
 _EPS_GRID = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0]
 _BASES = [0.1, 0.5, 1.0, 2.0]
+# μ counts reports over the k = 5 levels of Sec. 6 (Table 1: μ in 1..k).
+_MU = Int(1, 5)
 
 
 PARAMS = ChapterParams("05-hiera", {
@@ -33,24 +36,28 @@ PARAMS = ChapterParams("05-hiera", {
                {"smoke": 20_000, "default": 100_000, "paper": 1_520_000}),
     "runs": ("repetitions T per (data set, ε) in Figs. 1–2 (paper: 100)",
              {"smoke": 10, "default": 100, "paper": 100}),
-    "mu_list": ("data reuse counts μ of Fig. 1 (paper: 1..k)", every_profile([1, 2, 3, 4, 5])),
+    "mu_list": ("data reuse counts μ of Fig. 1 (paper: 1..k)", every_profile([1, 2, 3, 4, 5]),
+                ListOf(_MU, distinct=True)),
     "mu_compare": ("μ of HierA in Figs. 2–3 (paper: 2 in Fig. 2, unstated in Fig. 3)",
-                   every_profile(2)),
+                   every_profile(2), _MU),
     "sgd_sizes": ("users per regression task of Fig. 3 (paper: US 1.52 M, BR 3.86 M)",
                   {"smoke": {"401ksubs": 3_000, "census2000": 5_000},
                    "default": {"401ksubs": 9_275, "census2000": 29_501},
-                   "paper": {"401ksubs": 1_520_000, "census2000": 3_860_000}}),
+                   "paper": {"401ksubs": 1_520_000, "census2000": 3_860_000}},
+                  MapOf(("401ksubs", "census2000"), Int(1))),
     "sgd_eps": ("base ε of Fig. 3", {"smoke": [0.5, 2.0], "default": [0.5, 1.0, 2.0],
                                      "paper": [0.25, 0.5, 1.0, 2.0]}),
-    "cv_folds": ("folds of the cross-validation (Fig. 3; Sec. 6.3: 5)", every_profile(5)),
+    "cv_folds": ("folds of the cross-validation (Fig. 3; Sec. 6.3: 5)", every_profile(5), Int(2)),
     "cv_repeats": ("repetitions of the cross-validation (Fig. 3; Sec. 6.3: 10)",
                    {"smoke": 1, "default": 2, "paper": 10}),
-    "lr_schedule": ('SGD step size γₜ: "1/t" (Sec. 6.3) or "1/sqrt(t)"', every_profile("1/t")),
+    "lr_schedule": ('SGD step size γₜ: "1/t" (Sec. 6.3) or "1/sqrt(t)"', every_profile("1/t"),
+                    Choice("1/t", "1/sqrt(t)")),
     "lr0": ("first step size γ₁ (unstated in the paper)", every_profile(1.0)),
-    "lam": ("ridge coefficient λ (Sec. 6.3)", every_profile(1e-4)),
+    "lam": ("ridge coefficient λ (Sec. 6.3)", every_profile(1e-4), Number(0.0, closed=True)),
     "multidim": ("how a (d+1)-vector gradient is reported (unstated in the paper)",
-                 every_profile("sample_one")),
+                 every_profile("sample_one"), Choice("sample_one", "all_full", "split")),
     "bias_level": ("level of the gradient's bias component (unstated in the paper)",
-                   every_profile("target")),
-    "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None)),
+                   every_profile("target"), Choice("target", "max_protection")),
+    "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None),
+               N_JOBS),
 })

@@ -1,6 +1,6 @@
 """Parameters of chapter 3 (Zhao et al. 2020) per profile: the one source the chapter's
 parameter table, the README and ``python -m ldp_companion params`` read."""
-from ldp_companion.profiles import ChapterParams, every_profile
+from ldp_companion.profiles import N_JOBS, ChapterParams, Number, every_profile
 
 __all__ = ["PARAMS"]
 
@@ -54,6 +54,7 @@ PARAMS = ChapterParams("03-pm-three-outputs", {
     "eta0": ("step size: ηₜ is η0/√t (Alg. 1; lost in the text)",
              {"smoke": 1.0, "default": 1.0, "paper": 1.0}),
     "lam": ("L2 regularisation λ (lost in the text; Wang et al.'s value)",
-            {"smoke": 1e-4, "default": 1e-4, "paper": 1e-4}),
-    "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None)),
+            {"smoke": 1e-4, "default": 1e-4, "paper": 1e-4}, Number(0.0, closed=True)),
+    "n_jobs": ("worker processes of the experiment grids (None: every core)", every_profile(None),
+               N_JOBS),
 })
