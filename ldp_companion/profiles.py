@@ -19,8 +19,8 @@ and the chapter resolves its parameters cell in one line::
 Every knob has a :class:`Kind` (what values it accepts): inferred from its values per profile
 where they decide it (:func:`infer_kind`), declared as the spec's third element where they do
 not (``"n_jobs": ("worker processes", every_profile(None), N_JOBS)``). The kind is the one
-source of the check, of the error message and of the "allowed" column of the chapter's
-parameter table. :meth:`ChapterParams.resolve` checks every value given, and every name
+source of the check, of the error message and of the "allowed: ..." part of each meaning in
+the chapter's parameter table. :meth:`ChapterParams.resolve` checks every value given, and every name
 papermill injected, before the chapter does any work: a bad one stops it with one line naming
 the parameter and its allowed range (``n_mc must be an integer ≥ 1, got 0``); a text where
 the kind is not one (papermill's ``-p eps_checks "[0.5, 1]"``) is read as a Python literal.
@@ -415,17 +415,21 @@ class ChapterConfig:
         raise AttributeError(f"no parameter {name!r}; known: {', '.join(values)}")
 
     def table(self) -> pd.DataFrame:
-        """Every parameter: meaning, value per profile, and the value in force in this run."""
-        rows = [{"parameter": "profile", "meaning": "run size: smoke (tests), default (book), "
-                 "paper (the paper's setup)", "allowed": _PROFILE.allowed,
-                 **{p: p for p in PROFILES}, "this run": self.profile},
-                {"parameter": "seed", "meaning": "seed of every random draw",
-                 "allowed": _SEED.allowed, **{p: 0 for p in PROFILES}, "this run": self.seed}]
+        """Every parameter: meaning and allowed values (one column, so that the table fits
+        the page's text column), value per profile, and the value in force in this run."""
+        def meaning_and_range(meaning: str, kind) -> str:
+            return meaning if kind is None else f"{meaning}; allowed: {kind.allowed}"
+
+        rows = [{"parameter": "profile", "meaning": meaning_and_range(
+                    "run size: smoke (tests), default (book), paper (the paper's setup)",
+                    _PROFILE), **{p: p for p in PROFILES}, "this run": self.profile},
+                {"parameter": "seed", "meaning": meaning_and_range(
+                    "seed of every random draw", _SEED),
+                 **{p: 0 for p in PROFILES}, "this run": self.seed}]
         for name, (meaning, per_profile) in self.spec.items():
             mark = " (set by caller)" if name in self.overridden else ""
-            kind = self.kinds.get(name)
-            rows.append({"parameter": name, "meaning": meaning,
-                         "allowed": "" if kind is None else kind.allowed,
+            rows.append({"parameter": name,
+                         "meaning": meaning_and_range(meaning, self.kinds.get(name)),
                          **{p: format_value(per_profile[p]) for p in PROFILES},
                          "this run": format_value(self.values[name]) + mark})
         return pd.DataFrame(rows).set_index("parameter")

@@ -273,9 +273,10 @@ def test_a_text_that_is_no_literal_says_to_pass_it_as_yaml():
 def test_the_allowed_range_is_on_the_chapter_page():
     cfg = book.PARAMS["03-pm-three-outputs"].resolve(_namespace("03-pm-three-outputs"))
     table = cfg.table()
-    assert table.loc["n_mc", "allowed"] == "an integer ≥ 1"
-    assert table.loc["n_jobs", "allowed"] == "None, -1 or an integer ≥ 1"
-    assert table.loc["profile", "allowed"] == 'one of "smoke", "default", "paper"'
+    assert table.loc["n_mc", "meaning"].endswith("; allowed: an integer ≥ 1")
+    assert table.loc["n_jobs", "meaning"].endswith("; allowed: None, -1 or an integer ≥ 1")
+    assert table.loc["profile", "meaning"].endswith('; allowed: one of "smoke", "default", '
+                                                   '"paper"')
 
 
 def test_the_declared_names_are_the_packages():

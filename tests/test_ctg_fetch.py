@@ -223,7 +223,7 @@ def test_chapter_2_runs_from_the_ctg_table_data_fetch_made(table, real, served, 
     for name in MNIST:
         (folder / REGISTRY[name]["remote_name"]).write_bytes(
             (SHARED / REGISTRY[name]["path"]).read_bytes())
-    assert main(["data", "fetch", "tvg", "--mirror", url, "--quiet"]) == 0
+    assert main(["data", "fetch", "tvg", "--profile", "smoke", "--mirror", url, "--quiet"]) == 0
     monkeypatch.setenv(URL_ENV, "http://127.0.0.1:9")  # the run itself downloads nothing
     out = tmp_path / "run"
     assert main(["run", "tvg", "-p", "profile", "smoke", "--out", str(out), "--quiet"]) == 0
