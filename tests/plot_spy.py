@@ -20,6 +20,15 @@ import matplotlib.axes as _maxes
 import matplotlib.figure as _mfig
 
 _SPY = {"order": [], "given": {}}
+import itertools as _itertools
+_SPY_COUNT = _itertools.count()
+
+def _key(figure):
+    """A figure's own number: id() is reused once a closed figure is collected, which
+    merged two figures into one entry (8 entries for 9 figures, now and then)."""
+    if not hasattr(figure, "_ldp_spy_key"):
+        figure._ldp_spy_key = next(_SPY_COUNT)
+    return figure._ldp_spy_key
 
 def _numbers(value):
     try:
@@ -31,7 +40,7 @@ def _numbers(value):
 def _spy(name):
     original = getattr(_maxes.Axes, name)
     def wrapper(self, *args, **kwargs):
-        given = _SPY["given"].setdefault(id(self.figure), [])
+        given = _SPY["given"].setdefault(_key(self.figure), [])
         if name == "pcolormesh":  # its coordinates are cell edges: only C is data
             args = args[-1:]
         values = [v for a in args if not isinstance(a, str) for v in _numbers(a)]
@@ -48,8 +57,8 @@ for _name in ("plot", "errorbar", "bar", "barh", "scatter", "step", "axhline", "
 
 _savefig = _mfig.Figure.savefig
 def _spy_savefig(self, *args, **kwargs):
-    if id(self) not in _SPY["order"]:
-        _SPY["order"].append(id(self))
+    if _key(self) not in _SPY["order"]:
+        _SPY["order"].append(_key(self))
     with open("plot-spy.json", "w") as handle:
         _json.dump([_SPY["given"].get(k, []) for k in _SPY["order"]], handle)
     return _savefig(self, *args, **kwargs)
