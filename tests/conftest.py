@@ -1,12 +1,37 @@
 """Shared test helpers."""
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 
 import pytest
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+@contextlib.contextmanager
+def serving(folder):
+    """A quiet HTTP server on 127.0.0.1 serving ``folder`` (download code is tested against
+    it, never the internet); yields its base URL."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0),
+                                functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
 
 
 @pytest.fixture(scope="session")

@@ -7,18 +7,15 @@ The records come from the shared offline copy of CTG.csv; without it the stand-i
 synthetic values and only the shape path is checked (skipped, or failed when ``CI=true``)."""
 from __future__ import annotations
 
-import functools
 import json
 import hashlib
 import os
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import skip_or_fail
+from conftest import serving, skip_or_fail
 from ctg_standin import RAW_COLUMNS, synthetic_table, write_ctg_zip
 
 from ldp_companion import data_fetch, datasets
@@ -30,11 +27,6 @@ SHARED = Path(os.environ.get(DATA_ENV) or REPO.parent / "shared" / "data")
 SHARED_CSV = SHARED / REGISTRY["ctg"]["path"]
 MNIST = ("mnist_test_images", "mnist_test_labels", "mnist_train_labels")
 ZIP = REGISTRY["ctg"]["remote_name"]
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +52,8 @@ def served(tmp_path):
     """(folder, URL) of a local HTTP server; the folder starts empty."""
     folder = tmp_path / "served"
     folder.mkdir()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet,
-                                                                   directory=str(folder)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield folder, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serving(folder) as url:
+        yield folder, url
 
 
 @pytest.fixture

@@ -6,21 +6,19 @@ The real files come from the shared offline folder (``$LDP_COMPANION_DATA`` if s
 """
 from __future__ import annotations
 
-import functools
 import gzip
 import hashlib
 import os
 import shutil
 import socket
-import threading
 import zipfile
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pooch
 import pytest
+from conftest import serving
 from ctg_standin import write_ctg_zip
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
@@ -82,11 +80,6 @@ def _content_sha256(name: str, path: Path) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
-
-
 def _write_zip(path: Path, member: str, source: Path) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.write(source, member)
@@ -111,14 +104,8 @@ def server(tmp_path):
     """A local HTTP server on 127.0.0.1 serving an (initially empty) folder."""
     root = tmp_path / "mirror"
     root.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serving(root) as url:
+        yield root, url
 
 
 # --------------------------------------------------------------------------- registry
