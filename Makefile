@@ -13,7 +13,8 @@ FORCE ?=
 help:
 	@echo "make book       execute the chapters (PROFILE=$(PROFILE)) in parallel and build the HTML site;"
 	@echo "                a chapter whose source, parameters, package code and data are unchanged comes"
-	@echo "                from the cache (make book FORCE=1 re-executes all)"
+	@echo "                from the cache (make book FORCE=1 re-executes all); at the default profile it"
+	@echo "                fails when a verdict differs from its pin (re-pin: python -m ldp_companion pin)"
 	@echo "make pdf        the PDF edition of the built site, _build/html/ldp-companion.pdf (after"
 	@echo "                make book; needs Chromium: apt-get install chromium)"
 	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
@@ -36,9 +37,12 @@ $(MATHJAX): package.json package-lock.json
 	cd node_modules/mathjax/es5 && cp -r tex-chtml.js input output ui a11y sre \
 	    $(CURDIR)/book/_static/mathjax/
 
+# At the default profile the build ends by checking its verdicts against their pins
+# (tests/pinned/default/): a changed verdict fails it until re-pinned (python -m ldp_companion pin).
 book: install $(MATHJAX)
 	$(PY) -m ldp_companion book --profile $(PROFILE) $(if $(FORCE),--force)
 	@du -sh _build/html | awk '{print "site size: " $$1}'
+	$(if $(filter default,$(PROFILE)),$(PY) -m ldp_companion pin --check)
 
 site: install $(MATHJAX)
 	$(PY) -m ldp_companion site

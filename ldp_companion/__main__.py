@@ -11,6 +11,8 @@ python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/   # progre
 python -m ldp_companion book --profile default   # chapters in parallel; unchanged ones cached
 python -m ldp_companion book --force             # re-execute every chapter
 python -m ldp_companion site                     # render only: the package and the HTML
+python -m ldp_companion pin --check              # the build's verdicts against their pins
+python -m ldp_companion pin                      # re-pin them from the last book build
 python -m ldp_companion student --out student/   # notebooks without solutions, self-checks
 python -m ldp_companion data fetch --list        # every data file: present or missing, sizes
 python -m ldp_companion data fetch tvg           # download, check and unpack chapter 2's
@@ -73,7 +75,14 @@ def main(argv: list[str] | None = None) -> int:
                       help="chapters executed at once (default: the number of cores)")
     sub.add_parser("site", help="build the package and render the executed chapters (no execution)")
     sub.add_parser("changelog", help="rewrite CHANGELOG.md from the git history of the "
-                   "pinned verdicts")
+                   "book's pinned verdicts (tests/pinned/default/)")
+    pin = sub.add_parser("pin", help="pin the book's verdicts (the ledgers of the last "
+                         "`make book`) in tests/pinned/default/, or --check them")
+    pin.add_argument("--check", action="store_true",
+                     help="only compare the build's verdicts with the pins: exit status 1 "
+                          "and one line per changed claim when they differ")
+    pin.add_argument("--build", default=None,
+                     help="folder of the build's ledgers (default: book/generated)")
     sub.add_parser("pdf", help="the PDF edition of the built site (_build/html/ldp-companion.pdf;"
                    " needs Chromium)")
     student = sub.add_parser("student", help="the chapters as handed out in a course: "
@@ -155,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"wrote {changelog.write(runner.REPO)}")
         return 0
+    if args.command == "pin":
+        return _pin(args.build, args.check)
     started = time.perf_counter()
     if args.command == "site":
         print(f"site built; open {runner.build_site()}")
@@ -187,6 +198,30 @@ def _resolved(chapter: str, params: dict) -> dict:
     spec.check_names(params)
     cfg = spec.resolve({**{n: None for n in spec.names}, **params})
     return {"profile": cfg.profile, "seed": cfg.seed, **cfg.values}
+
+
+def _pin(build: str | None, check_only: bool) -> int:
+    """Write the book's pins from a build's ledgers, or check the build against them."""
+    from ldp_companion import pins
+
+    build = Path(build) if build else runner.GENERATED
+    folder = runner.REPO / pins.BOOK_PINNED
+    verdicts = pins.build_verdicts(build, [p.stem for p in runner.chapters()])
+    changes = pins.check(verdicts, pins.read_pins(folder))
+    if check_only:
+        if changes:
+            print(pins.check_message(changes, build, folder), file=sys.stderr)
+            return 1
+        print(f"the book's {sum(map(len, verdicts.values()))} verdicts ({len(verdicts)} "
+              f"chapters, {build}) match their pins in {pins.BOOK_PINNED}/")
+        return 0
+    for chapter, lines in changes.items():
+        print(f"{chapter}: " + "; ".join(lines))
+    pins.write_pins(verdicts, folder)
+    print(f"pinned {sum(map(len, verdicts.values()))} verdicts of {len(verdicts)} chapters "
+          f"in {pins.BOOK_PINNED}/ ({'no change' if not changes else 'changes above'}); "
+          "commit them, then run python -m ldp_companion changelog and commit CHANGELOG.md")
+    return 0
 
 
 def _pdf() -> int:

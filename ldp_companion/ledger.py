@@ -211,7 +211,7 @@ class Ledger:
     def compare(self, claim_id: str, statement: str, left, relation: str, right, *,
                 atol: float = 0.0, rtol: float = 0.0, names=("left", "right"), paper="",
                 ours=None, note: str = "", section: str = "", ref=None,
-                kind=None) -> Claim:
+                kind=None, guarantee: bool = False) -> Claim:
         """Claim that ``left <relation> right`` holds, entry by entry, for two computed
         quantities.
 
@@ -226,6 +226,9 @@ class Ledger:
             in exact comparisons; a Monte Carlo comparison belongs in :meth:`difference`).
         names : pair of str
             What ``left`` and ``right`` are; they label the evidence kept in the ledger.
+        guarantee : bool
+            The claim is a guarantee for every entry (a privacy claim: "each mechanism spends at
+            most its ε"): one false entry fails it, there is no ``partly``.
 
         Every entry true gives ``holds``, some ``partly``, none ``fails``. Without ``ours``
         the table shows how many entries hold and the worst margin.
@@ -241,7 +244,8 @@ class Ledger:
                     f"{int(ok.sum())} of {ok.size} entries; smallest margin "
                     f"{_fmt(np.min(margin))}")
         tol = _tolerance(atol, rtol, names[1]) if (atol or rtol) else "exact"
-        return self._add(claim_id, statement, paper, ours, _verdict(ok), note, section, ref,
+        verdict = _verdict(ok) if not guarantee else "holds" if np.all(ok) else "fails"
+        return self._add(claim_id, statement, paper, ours, verdict, note, section, ref,
                          kind, {names[0]: left, "relation": relation, names[1]: right,
                                 "tolerance": tol})
 

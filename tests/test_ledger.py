@@ -51,12 +51,15 @@ def test_condition_requires_the_quantities_it_was_computed_from(evidence):
 
 
 def test_compare_computes_the_verdict_from_the_quantities():
-    led = Ledger("ch", refs={k: "Lemma 1" for k in "abcdefghijk"})
+    led = Ledger("ch", refs={k: "Lemma 1" for k in [*"abcdefghijk", "c2", "c3"]})
     wc = np.array([1.0, 2.0, 3.0])
     assert led.compare("a", "s", wc, "<", wc + 0.1).verdict == "holds"
     # a mutant: the compared quantity is twice as large, the verdict turns
     assert led.compare("b", "s", 2 * wc, "<", wc + 0.1).verdict == "fails"
     assert led.compare("c", "s", wc, "<=", [1.0, 1.0, 3.0]).verdict == "partly"
+    # a guarantee broken by one entry is broken: no partly
+    assert led.compare("c2", "s", wc, "<=", [1.0, 1.0, 3.0], guarantee=True).verdict == "fails"
+    assert led.compare("c3", "s", wc, "<=", wc, guarantee=True).verdict == "holds"
     # round-off tolerance in the claim's favour, and only as much as given
     assert led.compare("d", "s", 1.0 + 1e-13, "<=", 1.0, rtol=1e-12).verdict == "holds"
     assert led.compare("e", "s", 1.0 + 1e-11, "<=", 1.0, rtol=1e-12).verdict == "fails"

@@ -166,6 +166,7 @@ PROBES = {
     "idn-c-half": lambda: _perturbed("idn"),
     "table5-tldp-l-no-sqrt2": lambda: error.paper_error("tldp_l", (28, 28), 256, 1.0),
     "tldp-g-mu-half": lambda: privacy.gaussian_mu(784, 256, 1.0),
+    "mvg-sigma-tenth": lambda: _perturbed("mvg"),
 }
 
 

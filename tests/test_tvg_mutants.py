@@ -8,7 +8,7 @@ import pytest
 
 from ldp_companion.mutation import applied
 from ldp_companion.tensor import calibration
-from ldp_companion.tvg import bounds, noise, optimal
+from ldp_companion.tvg import bounds, noise, optimal, release
 from ldp_companion.tvg.mutants import MUTANTS
 
 BY_NAME = {m.name: m for m in MUTANTS}
@@ -22,6 +22,12 @@ CALLS = {
     "gauss-paper-quarter": lambda: noise.entry_std("gauss_paper", (256, 16, 5, 5), 1.0,
                                                    value_range=2.0),
     "alg1-exponent-sign": lambda: optimal.alg1_variances(P, 0.37),
+    "mvg-sigma-tenth": lambda: calibration.mvg_iid_sigma(28, 10, 2.0, 1.0),
+    "mvg-budget-times-4": lambda: calibration.mvg_budget(28, 10, 2.0, 1.0),
+    "mvg-precision-double": lambda: release.mvg_binary_precisions(10, 3, 1.0),
+    "gauss-analytic-double": lambda: calibration.gaussian_sigma(2.0, 1.0, 1e-5, "analytic"),
+    "iid-release-half": lambda: release.iid_release(
+        "idn", np.zeros((4, 5)), 1.0, rng=np.random.default_rng(0), value_range=2.0),
 }
 
 
@@ -38,6 +44,13 @@ def test_each_mutant_changes_its_function_and_is_undone(name):
     after = np.asarray(CALLS[name](), float)
     assert not np.allclose(during, before, rtol=1e-3)
     np.testing.assert_array_equal(after, before)
+
+
+def test_the_analytic_mutant_leaves_the_other_gaussian_calibrations_alone():
+    with applied(BY_NAME["gauss-analytic-double"]):
+        assert calibration.gaussian_sigma(2.0, 1.0, 1e-5, "classic") == pytest.approx(
+            2.0 * np.sqrt(2.0 * np.log(1.25e5)))
+        assert calibration.gaussian_sigma(2.0, 2.0) == pytest.approx(1.0)
 
 
 def test_the_gauss_mutant_leaves_the_other_mechanisms_alone():

@@ -8,6 +8,9 @@ Not one paper's chapter: it sits above the chapter packages (it reads TLDP's mec
   its exact ε where its output law is known, and a sampler for the black-box auditor;
 * :mod:`~ldp_companion.compare.true_epsilon`: the table of claimed, exact and black-box ε
   (:mod:`ldp_companion.blackbox`, DP-Sniper) and its verdicts;
+* :mod:`~ldp_companion.compare.row_checks`: what backs that table's exact column (the Gaussian
+  tensor rows against the papers' printed calibrations and their samplers' noise, Square
+  Wave's law against its sampler);
 * :mod:`~ldp_companion.compare.utility`: the error of each mechanism against the ε it really
   spends, and the decision map (which mechanism is best, by how much, per ε and task);
 * :mod:`~ldp_companion.compare.claims`: the papers' comparative claims at the claimed and at

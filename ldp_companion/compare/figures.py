@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
 
-from ldp_companion.compare.downstream import INCONCLUSIVE
+from ldp_companion.compare.downstream import AT_CHANCE, INCONCLUSIVE
 from ldp_companion.plotting import (color, epsilon_axis, label, legend_below, marker,
                                     plain_log_y, tick_text)
 
@@ -25,15 +25,17 @@ def decision_figure(decisions: pd.DataFrame):
     lead = decisions.pivot(index="task", columns="epsilon", values="lead").loc[tasks, eps]
     tie = decisions.pivot(index="task", columns="epsilon", values="best").loc[tasks, eps]
     index = grid.apply(lambda col: col.map(names.index)).to_numpy(float)
+    chance = (tie == AT_CHANCE).to_numpy()
+    cmap = ListedColormap([color(n) for n in names])
+    cmap.set_bad(_CHANCE_GREY)
     fig, ax = plt.subplots(figsize=(6.6, 0.5 * len(tasks) + 1.2))
-    ax.imshow(index, cmap=ListedColormap([color(n) for n in names]), aspect="auto",
+    ax.imshow(np.ma.masked_array(index, chance), cmap=cmap, aspect="auto",
               vmin=-0.5, vmax=len(names) - 0.5)
     for i in range(len(tasks)):
         for j in range(len(eps)):
-            best = str(tie.iat[i, j])
-            text = "=" if best.startswith("tie") else "?" if best == INCONCLUSIVE \
-                else f"{lead.iat[i, j]:.0%}"
-            shade = np.mean(color(grid.iat[i, j]))
+            text, shade = _cell_text(str(tie.iat[i, j]), lead.iat[i, j]), 1.0
+            if not chance[i, j]:
+                shade = np.mean(color(grid.iat[i, j]))
             ax.text(j, i, text, ha="center", va="center", fontsize=9,
                     color="white" if shade < 0.55 else "black")
     ax.set_xticks(range(len(eps)), [tick_text(e) for e in eps])
@@ -42,13 +44,20 @@ def decision_figure(decisions: pd.DataFrame):
     ax.grid(False)
     for n in names:  # legend entries (empty lines draw nothing)
         ax.plot([], [], ls="", marker="s", markersize=10, color=color(n), label=label(n))
+    if chance.any():
+        ax.plot([], [], ls="", marker="s", markersize=10, color=_CHANCE_GREY,
+                label="none beats chance")
     legend_below(fig, ax, ncol=min(4, len(names)))
     ties = int(tie.apply(lambda c: c.str.startswith("tie")).to_numpy().sum())
     unsure = int((tie == INCONCLUSIVE).to_numpy().sum())
+    levels = decisions.dropna(subset=["chance"]).drop_duplicates("task")
+    chance_text = "; ".join(f"{t}: F1 {c:.3f}" for t, c in zip(levels["task"], levels["chance"]))
     caption = (f"the most accurate mechanism for each task at each true ε ({len(tasks)} tasks, "
                f"{len(eps)} budgets), and its lead over the next best, in percent "
                f"(\"=\": within the tie margin, {ties} cells; \"?\": the runs cannot tell, "
-               f"{unsure} cells). Scalar tasks compare the per-user variance of a mean "
+               f"{unsure} cells; grey \"–\": no mechanism beats a guess that ignores the input, "
+               f"{int(chance.sum())} cells; chance level {chance_text or 'none'}). "
+               "Scalar tasks compare the per-user variance of a mean "
                "estimate; the tensor task, the error per entry of an MNIST-sized release; the "
                "digits task, chapter 1's downstream F1 over its runs. Colours name the "
                "winner; a tie takes the colour of the first of its mechanisms in the legend's "
@@ -57,6 +66,20 @@ def decision_figure(decisions: pd.DataFrame):
            "tensor release, downstream F1), columns are true ε values; each cell's colour is the best "
            "mechanism and its text the best's lead in percent.")
     return fig, caption, alt
+
+
+#: The colour of a cell where no mechanism beats chance.
+_CHANCE_GREY = "#d9d9d9"
+
+
+def _cell_text(best: str, lead: float) -> str:
+    """A decision map cell's label: "=" a tie, "?" undecided, "–" at chance, else the lead
+    (a cell one mechanism alone can reach: "only")."""
+    if best.startswith("tie"):
+        return "="
+    if best in (INCONCLUSIVE, AT_CHANCE):
+        return "?" if best == INCONCLUSIVE else "–"
+    return "only" if not np.isfinite(lead) else f"{lead:.0%}"
 
 
 def _coinciding(true: pd.DataFrame) -> str:
@@ -114,16 +137,20 @@ def f1_figure(f1: pd.DataFrame, decisions: pd.DataFrame):
         se = stats["std"] / np.sqrt(stats["count"])
         ax.errorbar(stats.index, stats["mean"], yerr=se, color=color(key), marker=marker(key),
                     capsize=3, label=label(key) + (" (= IDN = MVG)" if key == "gaussian" else ""))
+    chance = float(decisions["chance"].iloc[0])
+    ax.axhline(chance, color="0.4", ls=":", lw=1.2, label="chance (a guess ignoring the image)")
     epsilon_axis(ax, eps)
     ax.set(xlabel="true ε (spent, not claimed)", ylabel="weighted F1 on clean test images")
     legend_below(fig, ax, ncol=2)
-    decided = decisions[decisions["best"] != INCONCLUSIVE]
+    decided = decisions[~decisions["best"].isin([INCONCLUSIVE, AT_CHANCE])]
     runs = int(f1.groupby(["mechanism", "epsilon"])["f1"].count().min())
     caption = (f"chapter 1's downstream task at equal true ε: a network trained on digits "
                f"released once each, scored on clean images (mean ± one standard error over "
                f"{runs} runs). The runs name a winner at {len(decided)} of {len(eps)} budgets"
                + (f" ({', '.join(tick_text(e) for e in decided['epsilon'])})" if len(decided)
-                  else "") + "; elsewhere the decision map says inconclusive.")
-    alt = ("Lines with error bars of downstream F1 against true ε for the Laplace and "
-           "Gaussian mechanisms.")
+                  else "") + f". Dotted: chance, the F1 of a guess that ignores the image "
+               f"({chance:.3f}); at {int((decisions['best'] == AT_CHANCE).sum())} budgets no "
+               "mechanism beats it. Each mechanism is drawn at the true ε it can spend.")
+    alt = ("Lines with error bars of downstream F1 against true ε for the tensor mechanisms "
+           "of chapter 1, with a dotted line at the chance level.")
     return fig, caption, alt

@@ -24,7 +24,8 @@ from ldp_companion.compare.catalogue import Entry
 from ldp_companion.spof import privacy, sensitivity, train
 from ldp_companion.tensor.calibration import gaussian_epsilon
 
-__all__ = ["N_FEATURES", "RECORD", "RECORD_PAIRS", "record_entries"]
+__all__ = ["N_FEATURES", "RECORD", "RECORD_PAIRS", "record_entries", "alg1_readings",
+           "alg1_reading_texts"]
 
 #: Features of a Fitbit record (chapter 4).
 N_FEATURES = 14
@@ -103,3 +104,22 @@ def record_entries(eps: float, setup: train.Setup | None = None) -> list:
     out.append(Entry("dpsgd_param", "book", "record", eps, eps, exact, sampler, RECORD_PAIRS,
                      setup.delta))
     return out
+
+
+def alg1_readings(setup: train.Setup | None = None) -> dict[str, float]:
+    """The share of its budget that Alg. 1 spends at Sec. VIII's ``c`` under the two readings
+    of its stabilisation constant (chapter 4, :func:`ldp_companion.spof.privacy.alg1_epsilon`):
+    ``"literal"``, ``c_j = c Σ h`` computed from each record's encoder sums (the table's row:
+    two records' sums differ, so ∞), and ``"public"``, ``c_j = c`` a constant every record
+    shares (over-noised). Also ``"c"``, the constant."""
+    setup = train.Setup() if setup is None else setup
+    share = {reading: float(privacy.alg1_epsilon(1.0, setup.c, reading, setup.split,
+                                                 n=N_FEATURES, l=setup.code))
+             for reading in ("data", "public")}
+    return {"literal": share["data"], "public": share["public"], "c": float(setup.c)}
+
+
+def alg1_reading_texts(setup: train.Setup | None = None) -> dict[str, str]:
+    """:func:`alg1_readings` as the page prints them ("∞" for an infinite share)."""
+    return {key: "∞" if math.isinf(value) else f"{value:.3g}"
+            for key, value in alg1_readings(setup).items()}

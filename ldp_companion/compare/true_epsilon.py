@@ -10,6 +10,10 @@ For each :class:`~ldp_companion.compare.catalogue.Entry`, the black-box auditor
 * ``holds`` when the exact ε is within the claim (and the bound does not contradict it);
 * ``inconclusive`` when the law is not known and the bound stays within the claim: a lower
   bound cannot prove a mechanism private.
+
+The auditor itself is checked first (Sec. C.1): :func:`auditor_validation` on correct
+mechanisms and on broken ones (Appendix A's mutants, :func:`broken_entries`), and
+:func:`auditor_coverage`, the binomial test of its bounds over repeated audits.
 """
 from __future__ import annotations
 
@@ -17,11 +21,12 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion import blackbox
-from ldp_companion.compare.catalogue import scalar_entries, tensor_entries
+from ldp_companion.compare.catalogue import Entry, scalar_entries, tensor_entries
 from ldp_companion.compare.multiattribute import tuple_entries
 from ldp_companion.compare.records import record_entries
 
-__all__ = ["true_epsilon_table", "verdict", "family_confidence", "auditor_validation"]
+__all__ = ["true_epsilon_table", "verdict", "family_confidence", "auditor_validation",
+           "broken_entries", "auditor_coverage", "NOISE_CUT", "BROKEN_SHAPE"]
 
 _RTOL = 1e-9  # an exact ε equal to the claim up to rounding is within it
 
@@ -56,14 +61,16 @@ def _row(entry, n: int, rng, confidence: float = blackbox.CONFIDENCE) -> dict:
             "budget": entry.eps, "delta": entry.delta, "claimed": entry.claimed,
             "exact": np.nan if entry.exact is None else entry.exact,
             "black-box lower bound": found.epsilon_lower,
-            "verdict": verdict(entry.claimed, entry.exact, found.epsilon_lower)}
+            "verdict": verdict(entry.claimed, entry.exact, found.epsilon_lower),
+            "largest bound": blackbox.largest_bound(n, confidence, entry.delta)}
 
 
 def true_epsilon_table(eps_table, *, n_audit: int, n_tensor: int, shape, value_range: float,
                        delta: float, rng: np.random.Generator) -> pd.DataFrame:
     """One row per (mechanism, budget): the scalar mechanisms, chapter 3's multi-attribute
     ones and chapter 4's record releases audited with ``n_audit`` outputs per input, the tensor ones (``shape``, entries of range ``value_range``, δ =
-    ``delta`` for the Gaussian ones) with ``n_tensor``."""
+    ``delta`` for the Gaussian ones) with ``n_tensor``. Column ``largest bound``: the most
+    an audit of the row could report (:func:`~ldp_companion.blackbox.largest_bound`)."""
     audits = []
     for eps in eps_table:
         audits += [(e, n_audit) for e in scalar_entries(float(eps))]
@@ -74,24 +81,102 @@ def true_epsilon_table(eps_table, *, n_audit: int, n_tensor: int, shape, value_r
     return pd.DataFrame([_row(e, n, rng, confidence) for e, n in audits])
 
 
-def auditor_validation(eps_table, n: int, rng: np.random.Generator) -> pd.DataFrame:
-    """The auditor on mechanisms whose ε is known: the catalogue's scalar mechanisms at each
-    budget (correct: true ε = exact ε) and Appendix A's mutants at ε = 1 (broken: true ε from
-    their docstrings). Columns: mechanism, status, budget, true ε, bound, flagged."""
+#: How many times too small the noise of :func:`broken_entries`' releases is.
+NOISE_CUT = 4.0
+#: Shape of the broken tensor release: small, since a tensor audit is the costly one (on 4×4
+#: the loss spreads over 16 entries and 2,000 outputs no longer see it).
+BROKEN_SHAPE = (2, 2)
+
+
+def broken_entries(eps: float, value_range: float) -> list[Entry]:
+    """A tensor, a tuple and a record release at budget ``eps`` with their Laplace noise
+    :data:`NOISE_CUT` times too small, each claiming ``eps``. A Laplace release's loss scales
+    with 1/scale, so each spends ``NOISE_CUT`` times its correct ε (exact, from its law):
+
+    * tensor: TLDP's Laplace baseline (Thm. 2, Eq. 6, scale ``IΔ/ε``) on a
+      :data:`BROKEN_SHAPE` tensor of entries of range ``value_range``, the pair all-0 / all-Δ;
+    * tuple: chapter 3's Laplace at ``ε/d`` on each of ``d`` attributes (Sec. VII-A);
+    * record: chapter 4's Alg. 2 release (Eq. 14's gradient plus ``Lap(ΔSGD/ε)`` per feature).
+    """
+    from ldp_companion import audit
+    from ldp_companion.compare import multiattribute, records
+    from ldp_companion.compare.catalogue import tensor_exact
+    from ldp_companion.mechanisms import get_mechanism
+    from ldp_companion.spof import privacy, train
+    from ldp_companion.tensor import MECHANISMS
+
+    cut, d = NOISE_CUT, multiattribute.ATTRIBUTES
+
+    def tensor(x, m, rng):
+        batch = np.broadcast_to(np.asarray(x, float), (m,) + np.shape(x)).copy()
+        return np.asarray(MECHANISMS["laplace"](batch, cut * eps, value_range, rng=rng,
+                                                batched=True))
+
+    split = get_mechanism("laplace", cut * eps / d)
+    right = records._releases(eps, train.Setup())["spof_alg2"]
+    record = privacy.PairRelease(right.mean_a, right.mean_b, right.scale_a / cut,
+                                 right.scale_b / cut)
+    pair = [(np.zeros(BROKEN_SHAPE), np.full(BROKEN_SHAPE, float(value_range)))]
+    return [
+        Entry("tensor Laplace", "tldp", "tensor", eps, eps,
+              tensor_exact("laplace", cut * eps, BROKEN_SHAPE, value_range, 0.0), tensor, pair),
+        Entry("tuple Laplace at ε/d", "pm", "tuple", eps, eps,
+              d * audit.exact_audit(split).epsilon,
+              multiattribute._sampler(split.privatize), multiattribute._pairs(d)),
+        Entry("record Alg. 2", "spof", "record", eps, eps, record.epsilon,
+              records._laplace_sampler(record), records.RECORD_PAIRS),
+    ]
+
+
+def _validation_cases(eps_table, n: int, n_tensor: int, value_range: float) -> list:
+    """(name, status, sampler, pairs, claimed, true ε, classifier, n) of every audit of
+    :func:`auditor_validation`."""
     from ldp_companion import audit
     from ldp_companion.compare.catalogue import SCALAR, SCALAR_PAIRS, scalar_mechanism
     from ldp_companion.mechanisms.mutants import MUTANTS
 
-    rows = []
-    cases = [(scalar_mechanism(name, float(eps)), "correct", None)
-             for eps in eps_table for name in SCALAR]
-    cases += [(cls(1.0), "mutant", true(1.0)) for cls, true in MUTANTS]
+    cases = []
+    for eps in eps_table:
+        for name in SCALAR:
+            m = scalar_mechanism(name, float(eps))
+            cases.append((m.name, "correct", m, SCALAR_PAIRS, m.epsilon,
+                          audit.exact_audit(m).epsilon, "histogram", n))
+    cases += [(cls.__name__, "mutant", cls(1.0), SCALAR_PAIRS, 1.0, true(1.0), "histogram", n)
+              for cls, true in MUTANTS]
+    return cases + _broken_cases(n, n_tensor, value_range)
+
+
+def _broken_cases(n: int, n_tensor: int, value_range: float) -> list:
+    """:func:`_validation_cases`' audits of :func:`broken_entries` (ε = 1): each release once
+    per classifier, the tensor with ``n_tensor`` outputs per input."""
+    return [(e.key, "mutant", e.sampler, e.pairs, e.claimed, e.exact, kind,
+             n_tensor if e.kind == "tensor" else n)
+            for e in broken_entries(1.0, value_range) for kind in blackbox.CLASSIFIERS]
+
+
+def auditor_validation(eps_table, n: int, rng: np.random.Generator, *,
+                       n_tensor: int | None = None, value_range: float = 256.0) -> pd.DataFrame:
+    """The auditor on mechanisms whose ε is known: the catalogue's scalar mechanisms at each
+    budget (correct: true ε = exact ε), Appendix A's mutants at ε = 1 and
+    :func:`broken_entries` at ε = 1 (broken: true ε from their docstrings and laws), the
+    latter audited once by each classifier alone, so that logistic regression is validated
+    on a tensor, a tuple and a record (the tensor with ``n_tensor`` outputs per input, default
+    ``n``). Columns: mechanism, status, classifier, budget, true ε, bound, flagged."""
+    n_tensor = n if n_tensor is None else n_tensor
+    cases = _validation_cases(eps_table, n, n_tensor, value_range)
     confidence = family_confidence(len(cases))
-    for mechanism, status, true in cases:
-        found = blackbox.dp_sniper(mechanism, SCALAR_PAIRS, n, rng, confidence=confidence)
-        exact = audit.exact_audit(mechanism).epsilon if true is None else true
-        name = mechanism.name if status == "correct" else type(mechanism).__name__
-        rows.append({"mechanism": name, "status": status,
-                     "budget": mechanism.epsilon, "true": exact,
-                     "bound": found.epsilon_lower, "flagged": found.flagged})
+    rows = []
+    for name, status, sampler, pairs, claimed, true, kind, size in cases:
+        found = blackbox.dp_sniper(sampler, pairs, size, rng, classifier=kind,
+                                   confidence=confidence, claimed_epsilon=claimed)
+        rows.append({"mechanism": name, "status": status, "classifier": kind,
+                     "budget": claimed, "true": true, "bound": found.epsilon_lower,
+                     "flagged": found.flagged})
     return pd.DataFrame(rows)
+
+
+def auditor_coverage(repeats: int, n: int, rng: np.random.Generator) -> blackbox.Coverage:
+    """:func:`ldp_companion.blackbox.auditor_coverage` on
+    :func:`~ldp_companion.blackbox.known_mechanisms`: ``repeats`` audits of each, ``n``
+    outputs per input, at the auditor's confidence."""
+    return blackbox.auditor_coverage(blackbox.known_mechanisms(), repeats, n, rng)

@@ -25,7 +25,7 @@ from ldp_companion.compare.catalogue import (SCALAR, TENSOR, noise_sigma, scalar
                                              tensor_exact, udn_noise)
 
 __all__ = ["real_columns", "scalar_errors", "tensor_error", "budget_for", "tensor_errors",
-           "decision_map", "TENSOR_KEYS"]
+           "decision_map", "laplace_share", "claimed_ratio", "TENSOR_KEYS"]
 
 #: The tensor mechanisms compared by release error.
 TENSOR_KEYS = tuple(TENSOR)
@@ -82,7 +82,7 @@ def budget_for(key: str, target: float, shape, value_range: float, delta: float)
     or nan when no budget in [10⁻⁹, 10⁹] does (TLDP: where the budget is small enough, its
     kept entries make the ε infinite). The exact ε rises with the budget once finite: the
     root is bracketed on a log grid, then refined."""
-    grid = np.geomspace(1e-9, 1e9, 181)
+    grid = np.geomspace(1e-9, 1e9, 73)
     spent = np.array([tensor_exact(key, float(e), shape, value_range, delta) for e in grid])
     below = np.flatnonzero(np.isfinite(spent) & (spent <= target))
     if below.size == 0 or below[-1] + 1 >= grid.size:
@@ -92,6 +92,25 @@ def budget_for(key: str, target: float, shape, value_range: float, delta: float)
     if not np.isfinite(f(hi)):
         return math.nan
     return math.exp(brentq(f, lo, hi, xtol=1e-12))
+
+
+def laplace_share(shape, value_range: float, delta: float) -> float:
+    """The share of its pure ε that the Laplace tensor baseline spends at ``delta`` (on the
+    extreme pair of a ``shape`` tensor): its ε at ``delta`` when run at pure ε = 1."""
+    return tensor_exact("laplace", 1.0, shape, value_range, delta)
+
+
+def claimed_ratio(errors: pd.DataFrame, worse: str, better: str) -> float:
+    """The error of ``worse`` over ``better`` at equal *claimed* ε, from
+    :func:`tensor_errors`' table: the ratio the paper's own comparison shows, one number when it
+    is the same at every ε (TLDP-G against its Gaussian baseline: ``I``, Theorem 2's
+    ``σ²/σ₁² = 1/I``), else an error."""
+    wide = errors[errors["basis"] == "claimed"].pivot_table(index="epsilon",
+                                                            columns="mechanism", values="error")
+    ratio = (wide[worse] / wide[better]).to_numpy()
+    if not np.allclose(ratio, ratio[0], rtol=1e-9):
+        raise ValueError(f"{worse} over {better} differs between ε: {ratio}")
+    return float(ratio[0])
 
 
 def tensor_errors(eps_grid, shape, value_range: float, delta: float) -> pd.DataFrame:
@@ -113,17 +132,20 @@ def tensor_errors(eps_grid, shape, value_range: float, delta: float) -> pd.DataF
 
 def decision_map(errors: pd.DataFrame, tie: float) -> pd.DataFrame:
     """Per task and ε: the best mechanism, the next one, and the best's lead (the next's error
-    over the best's, minus 1); ``best`` reads "tie: a / b" when the lead is under ``tie``."""
+    over the best's, minus 1); ``best`` reads "tie: a / b" when the lead is under ``tie``, and
+    then ``next`` is the best mechanism outside the tie. ``chance`` is nan: an unbiased mean's
+    error falls as 1/n, so no error level is "chance" for every number of users."""
     order = {m: i for i, m in enumerate(dict.fromkeys(errors["mechanism"]))}
     rows = []
     for (task, eps), cell in errors.dropna(subset=["error"]).groupby(["task", "epsilon"],
                                                                      sort=False):
         ranked = cell.sort_values("error", kind="stable")
-        first, second = ranked.iloc[0], ranked.iloc[1]
+        first = ranked.iloc[0]
+        inside = ranked["error"] < first["error"] * (1.0 + tie)
+        tied = sorted(ranked[inside]["mechanism"], key=order.get)  # named in the table's order
+        second = ranked[~inside].iloc[0] if (~inside).any() else ranked.iloc[1]
         lead = float(second["error"] / first["error"] - 1.0)
-        tied = sorted(ranked[ranked["error"] < first["error"] * (1.0 + tie)]["mechanism"],
-                      key=order.get)  # a tie is named, and coloured, in the table's order
         best = tied[0] if len(tied) == 1 else "tie: " + " / ".join(tied)
         rows.append({"task": task, "epsilon": eps, "best": best, "winner": tied[0],
-                     "next": second["mechanism"], "lead": lead})
+                     "next": second["mechanism"], "lead": lead, "chance": math.nan})
     return pd.DataFrame(rows)

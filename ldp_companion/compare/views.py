@@ -4,11 +4,12 @@ from __future__ import annotations
 import pandas as pd
 
 from ldp_companion.compare.catalogue import PAPERS
+from ldp_companion.compare.downstream import AT_CHANCE, INCONCLUSIVE
 from ldp_companion.plotting import label, tick_text
 from ldp_companion.tables import show_table
 
-__all__ = ["true_epsilon_view", "validation_view", "decision_view", "flagged_text",
-           "underspent_text"]
+__all__ = ["true_epsilon_view", "validation_view", "coverage_view", "decision_view",
+           "flagged_text", "underspent_text", "absent_text"]
 
 
 def _names(frame: pd.DataFrame) -> pd.DataFrame:
@@ -22,7 +23,7 @@ def _names(frame: pd.DataFrame) -> pd.DataFrame:
 
 def true_epsilon_view(table: pd.DataFrame, caption: str):
     """The true-ε table: one row per mechanism and budget."""
-    shown = _names(table).drop(columns=["kind"])
+    shown = _names(table).drop(columns=["kind", "largest bound"], errors="ignore")
     return show_table(shown, caption, labels={
         "paper": "paper", "mechanism": "mechanism", "budget": "run at ε", "delta": "δ",
         "claimed": "ε claimed", "exact": "ε exact", "black-box lower bound": "ε ≥ (black box)",
@@ -35,9 +36,21 @@ def validation_view(validation: pd.DataFrame, caption: str):
     shown = validation.assign(mechanism=validation["mechanism"].map(label),
                               flagged=validation["flagged"].map({True: "yes", False: "no"}))
     return show_table(shown, caption, labels={
-        "mechanism": "mechanism", "status": "kind", "budget": "claimed ε",
-        "true": "true ε", "bound": "ε ≥ (black box)", "flagged": "flagged"},
+        "mechanism": "mechanism", "status": "kind", "classifier": "classifier",
+        "budget": "claimed ε", "true": "true ε", "bound": "ε ≥ (black box)",
+        "flagged": "flagged"},
         formats={"claimed ε": "{:g}", "true ε": "{:.4g}", "ε ≥ (black box)": "{:.3f}"})
+
+
+def coverage_view(coverage, caption: str):
+    """The auditor's coverage test (:class:`ldp_companion.blackbox.Coverage`): per mechanism of
+    known ε, its audits and how many bounds exceed the exact ε."""
+    shown = coverage.table().drop(columns=["cap"])
+    return show_table(shown, caption, labels={
+        "mechanism": "mechanism", "exact": "exact ε", "audits": "audits",
+        "above exact": "bounds above the exact ε", "mean bound": "mean bound",
+        "largest": "largest bound"},
+        formats={"exact ε": "{:g}", "mean bound": "{:.3f}", "largest bound": "{:.3f}"})
 
 
 def decision_view(decisions: pd.DataFrame, caption: str):
@@ -45,12 +58,24 @@ def decision_view(decisions: pd.DataFrame, caption: str):
     shown = decisions.copy()
     shown["best"] = shown["best"].map(
         lambda b: "tie: " + " / ".join(label(n) for n in b[5:].split(" / "))
-        if b.startswith("tie: ") else label(b))
+        if b.startswith("tie: ") else b if b in (INCONCLUSIVE, AT_CHANCE) else label(b))
     shown["next"] = shown["next"].map(label)
-    return show_table(shown.drop(columns=["winner", "z"], errors="ignore"), caption, labels={
-        "task": "task", "epsilon": "true ε", "best": "best", "next": "next best",
-        "lead": "lead (next's extra error; best's extra F1)"},
-        formats={"true ε": "{:g}", "lead (next's extra error; best's extra F1)": "{:.1%}"})
+    lead = "lead (next's extra error; best's extra F1)"
+    return show_table(shown.drop(columns=["winner", "p_chance", "p_lead"], errors="ignore"),
+                      caption, labels={
+                          "task": "task", "epsilon": "true ε", "best": "best",
+                          "next": "next best", "lead": lead, "chance": "chance level"},
+                      formats={"true ε": "{:g}", lead: _percent, "chance level": _chance})
+
+
+def _percent(value) -> str:
+    return "—" if pd.isna(value) else f"{value:.1%}"
+
+
+def _chance(value) -> str:
+    """A task's chance level: F1 of a blind guess; an error task has none (its mean's error
+    falls as 1/n)."""
+    return "none (error ∝ 1/n)" if pd.isna(value) else f"F1 {value:.3f}"
 
 
 def _listed(names) -> str:
@@ -73,3 +98,17 @@ def underspent_text(table: pd.DataFrame, share: float = 0.5) -> str:
     """The mechanisms whose exact ε is below ``share`` of their claim at every budget."""
     ratio = (table["exact"] / table["claimed"]).groupby(table["mechanism"]).max()
     return _listed(_names(pd.DataFrame({"mechanism": ratio[ratio < share].index}))["mechanism"])
+
+
+def absent_text(f1: pd.DataFrame, candidates) -> str:
+    """Which of the ``candidates`` run at only some, or none, of the downstream task's true ε:
+    "TLDP-G at none of them; TLDP-L from true ε 6 on", or "every one at every ε"."""
+    eps = sorted(f1["epsilon"].unique())
+    parts = []
+    for key in candidates:
+        reached = sorted(f1.loc[f1["mechanism"] == key, "epsilon"].unique())
+        if not reached:
+            parts.append(f"{label(key)} at none of them")
+        elif len(reached) < len(eps):
+            parts.append(f"{label(key)} only at true ε {', '.join(map(tick_text, reached))}")
+    return "; ".join(parts) or "every one at every ε"

@@ -77,4 +77,6 @@ MUTANTS = [
            "ldp_companion.tldp.error:paper_error", _tldp_l_error_without_sqrt2),
     Mutant("tldp-g-mu-half", "The accounting of TLDP-G with μ = √(2Iε)·d/Δ halved",
            "ldp_companion.tldp.privacy:gaussian_mu", scaled(0.5)),
+    Mutant("mvg-sigma-tenth", "The MVG baseline's σ = (√(mn)/B_MVG)^½ ten times too small",
+           "ldp_companion.tensor.calibration:mvg_iid_sigma", scaled(0.1)),
 ]

@@ -28,6 +28,8 @@ RECONSTRUCTED = {
     "table5-mvg": "Table V's MVG entry I₁I/B_MVG (α₀, β₀ and ζ(δ) from TVG's Eq. 30) evaluated "
                   "with γ = s₂/2, which neither paper states, and s₂ = Δ√I at Δ = 256, from "
                   "the formula typed independently of the MVG mechanism's code.",
+    "table5-mvg-squared": "Table V's MVG entry I₁I/B_MVG, as for table5-mvg, with γ = s₂/2, "
+                          "which neither paper states; its square root is compared.",
     "table5-idn": "Table V's IDN entry √(I s₂²/c²) evaluated with s₂ = Δ√I at Δ = 256 (Eq. 17 "
                   "prints s₂ = 2√I for data on (−1, 1)), from the formula as printed, typed "
                   "independently of the IDN mechanism's code.",

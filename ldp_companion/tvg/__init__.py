@@ -20,7 +20,9 @@
   references; :mod:`~ldp_companion.tvg.settings`: Tables II–III's shapes against the networks;
 * what the chapter page calls, one module per idea: :mod:`~ldp_companion.tvg.algebra_checks`
   (Defs. 3–8, Lemmas 1–3, Cor. 1), :mod:`~ldp_companion.tvg.theorem_checks` (Theorems 1–4,
-  Eq. 32), :mod:`~ldp_companion.tvg.alg1_checks` (Alg. 1, Eq. 29, Cor. 2),
+  Eq. 32), :mod:`~ldp_companion.tvg.calibration_checks` (MVG's noise against Eq. 30 and
+  Table IV, the releases' draws against their calibration),
+  :mod:`~ldp_companion.tvg.alg1_checks` (Alg. 1, Eq. 29, Cor. 2),
   :mod:`~ldp_companion.tvg.table4` (Table IV), :mod:`~ldp_companion.tvg.setting_tables`
   (Tables II–III against ours), :mod:`~ldp_companion.tvg.results` (summaries of the runs),
   :mod:`~ldp_companion.tvg.figures` and :mod:`~ldp_companion.tvg.figure_claims` (Figs. 3–5);

@@ -35,6 +35,23 @@ def _alg1_exponent_flipped(original):
     return alg1_variances
 
 
+def _analytic_double(original):
+    """``gaussian_sigma`` with the analytic calibration's σ doubled (the others untouched)."""
+    def gaussian_sigma(l2_sensitivity, epsilon, delta=1e-5, method="zcdp"):
+        out = original(l2_sensitivity, epsilon, delta, method)
+        return 2.0 * out if method == "analytic" else out
+    return gaussian_sigma
+
+
+def _iid_release_half(original):
+    """``iid_release`` drawing half the noise its calibration states (a release that ignores
+    its σ)."""
+    def iid_release(mechanism, x, *args, **kwargs):
+        x = np.asarray(x, float)
+        return x + 0.5 * (original(mechanism, x, *args, **kwargs) - x)
+    return iid_release
+
+
 MUTANTS = [
     Mutant("idn-scale-half", "IDN's noise standard deviation halved (Theorem 3's B_IDN × 4)",
            "ldp_companion.tvg.bounds:_idn_budget", scaled(4.0)),
@@ -46,4 +63,16 @@ MUTANTS = [
            "ldp_companion.tvg.noise:entry_std", _gauss_paper_quarter),
     Mutant("alg1-exponent-sign", "Alg. 1's variances σᵢ² ∝ √Pᵢ instead of 1/√Pᵢ (sign of the "
            "exponent)", "ldp_companion.tvg.optimal:alg1_variances", _alg1_exponent_flipped),
+    Mutant("mvg-sigma-tenth", "The i.i.d. MVG's σ = (√(mn)/B_MVG)^½ ten times too small (the "
+           "MVG of chapters 1 and C)", "ldp_companion.tensor.calibration:mvg_iid_sigma",
+           scaled(0.1)),
+    Mutant("mvg-budget-times-4", "Eq. 30's B_MVG four times too large (every MVG noise std "
+           "halved)", "ldp_companion.tensor.calibration:mvg_budget", scaled(4.0)),
+    Mutant("mvg-precision-double", "Type III MVG's binary allocation with every precision "
+           "doubled (σᵢ divided by √2)", "ldp_companion.tvg.release:mvg_binary_precisions",
+           scaled(2.0)),
+    Mutant("gauss-analytic-double", "The analytic Gaussian calibration's σ doubled",
+           "ldp_companion.tensor.calibration:gaussian_sigma", _analytic_double),
+    Mutant("iid-release-half", "iid_release draws half the noise its calibration states",
+           "ldp_companion.tvg.release:iid_release", _iid_release_half),
 ]

@@ -24,7 +24,7 @@ def _per_task(tasks: tuple, kind):
 
 
 PARAMS = ChapterParams("02-tvg", {
-    "n_mc": ("draws of the Monte Carlo checks of Def. 8 and Eq. 23",
+    "n_mc": ("draws of the Monte Carlo checks of Def. 8 and Eq. 23 (n_mc/800 tensors in the releases' noise check)",
              {"smoke": 20_000, "default": 100_000, "paper": 200_000}),
     "n_lemma2": ("random shapes and factors of the Lemma 2 check",
                  {"smoke": 200, "default": 2_000, "paper": 2_000}),

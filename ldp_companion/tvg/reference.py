@@ -13,6 +13,9 @@ printed ones, not the cancellation-free forms the package computes:
 * Eq. 21 (Theorem 3): ``B_IDN = I₁ (−ζ + √(ζ² + 2ε))² / ŝ₂²`` with ``ŝ₂ = (b − a)√I`` (the
   reading the chapter uses; the paper prints ``(b − a)/√I``);
 * Eq. 28 (Alg. 1): ``σᵢ² = Σⱼ √Pⱼ / (√Pᵢ B)``;
+* Eq. 30 (Theorem 4, MVG): ``B_MVG = (−β₀ + √(β₀² + 8α₀ε))² / (4α₀²)``,
+  ``α₀ = (H_r + H_{r,1/2})γ² + 2H_rγs₂``, ``β₀ = 2(mn)^{1/4}H_r ζ(δ) s₂``, ``r = min(m, n)``,
+  the harmonic numbers summed term by term and ζ over ``I = mn``;
 * the Gaussian baseline of Sec. VIII as the chapter reconstructs it,
   ``σ = √(2 ln(1.25/δ)) (b − a) I / ε``, and the classical Gaussian mechanism
   ``σ = √(2 ln(1.25/δ)) s₂ / ε`` (Dwork & Roth 2014, Thm. A.1);
@@ -23,8 +26,8 @@ from __future__ import annotations
 
 import mpmath as mp
 
-__all__ = ["DIGITS", "zeta2", "budget", "idn_budget", "alg1_variances", "gauss_paper_sigma",
-           "gauss_classic_sigma", "gaussian_delta", "gaussian_epsilon"]
+__all__ = ["DIGITS", "zeta2", "budget", "idn_budget", "alg1_variances", "mvg_budget",
+           "gauss_paper_sigma", "gauss_classic_sigma", "gaussian_delta", "gaussian_epsilon"]
 
 #: Decimal digits of every evaluation.
 DIGITS = 50
@@ -77,6 +80,23 @@ def alg1_variances(p, bound) -> list[float]:
         roots = [mp.sqrt(_mpf(v)) for v in p]
         total = mp.fsum(roots)
         return [float(total / (r * _mpf(bound))) for r in roots]
+
+
+def mvg_budget(m, n, l2_sensitivity, epsilon, delta, gamma) -> float:
+    """Eq. 30's right side (Theorem 4, quoted from Chanyaswad et al. 2018), as printed, in 50
+    digits: ``(−β₀ + √(β₀² + 8α₀ε))² / (4α₀²)`` with ``α₀ = (H_r + H_{r,1/2})γ² + 2H_rγs₂``,
+    ``β₀ = 2(mn)^{1/4} H_r ζ(δ) s₂``, ``r = min(m, n)``, ``H_r = Σ_{i ≤ r} 1/i`` and
+    ``H_{r,1/2} = Σ_{i ≤ r} 1/√i`` summed term by term, ``ζ(δ)`` over ``I = mn`` entries;
+    ``γ = sup ‖f‖_F``."""
+    m, n = int(m), int(n)
+    with mp.workdps(DIGITS):
+        r = min(m, n)
+        h = mp.fsum(mp.mpf(1) / i for i in range(1, r + 1))
+        h_half = mp.fsum(1 / mp.sqrt(i) for i in range(1, r + 1))
+        s2, g, eps = _mpf(l2_sensitivity), _mpf(gamma), _mpf(epsilon)
+        alpha = (h + h_half) * g**2 + 2 * h * g * s2
+        beta = 2 * mp.root(mp.mpf(m * n), 4) * h * mp.sqrt(_zeta2(m * n, delta)) * s2
+        return float((-beta + mp.sqrt(beta**2 + 8 * alpha * eps)) ** 2 / (4 * alpha**2))
 
 
 def gauss_paper_sigma(size, value_range, epsilon, delta) -> float:
