@@ -183,13 +183,20 @@ def test_delta_sgd_is_the_brute_force_sensitivity_and_a_mutant_is_not():
 
 
 def test_clipping_is_eq15_and_a_mutant_threshold_is_not():
+    """The projection's properties hold to round-off for the training's clipping; clipping at
+    2C, no clipping, or a clip that shrinks every gradient each break one of them."""
+    from ldp_companion.spof.sensitivity_claims import clipping_properties
+
     rng = np.random.default_rng(12)
     g = rng.normal(size=(500, N))
     g *= rng.uniform(0, 3 * C, (500, 1)) / np.linalg.norm(g, axis=1, keepdims=True)
-    eq15 = g / np.maximum(1, np.linalg.norm(g, axis=1, keepdims=True) / C)
-    assert np.abs(train.clip_gradients(g, C) - eq15).max() <= 1e-12
+    assert max(clipping_properties(g, train.clip_gradients(g, C), C).values()) <= 1e-12
     with applied(MUTANT["clip-threshold-double"]):
-        assert np.abs(train.clip_gradients(g, C) - eq15).max() > 0.5
+        assert clipping_properties(g, train.clip_gradients(g, C), C)["norm above C"] > 0.5
+    assert clipping_properties(g, g, C)["norm above C"] > 1.0                # no clipping
+    assert clipping_properties(g, g / 2, C)["change inside the ball"] > 0.1   # shrinks all
+    flipped = train.clip_gradients(g, C) * np.where(rng.random((500, 1)) < 0.1, -1, 1)
+    assert clipping_properties(g, flipped, C)["1 − cosine"] > 1.0            # a sign
     far = train.clip_gradients(np.array([[10 * C] * N, [-10 * C] * N]), C)
     assert np.abs(far[0] - far[1]).sum() == pytest.approx(2 * C * math.sqrt(N), rel=1e-12)
 
