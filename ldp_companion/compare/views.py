@@ -60,12 +60,13 @@ def decision_view(decisions: pd.DataFrame, caption: str):
         lambda b: "tie: " + " / ".join(label(n) for n in b[5:].split(" / "))
         if b.startswith("tie: ") else b if b in (INCONCLUSIVE, AT_CHANCE) else label(b))
     shown["next"] = shown["next"].map(label)
+    shown["chance"] = shown["chance"].map(_chance)   # text: a missing level would show "–"
     lead = "lead (next's extra error; best's extra F1)"
     return show_table(shown.drop(columns=["winner", "p_chance", "p_lead"], errors="ignore"),
                       caption, labels={
                           "task": "task", "epsilon": "true ε", "best": "best",
                           "next": "next best", "lead": lead, "chance": "chance level"},
-                      formats={"true ε": "{:g}", lead: _percent, "chance level": _chance})
+                      formats={"true ε": "{:g}", lead: _percent, "chance level": "{}"})
 
 
 def _percent(value) -> str:
