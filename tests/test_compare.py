@@ -467,3 +467,27 @@ def test_a_multi_attribute_sampler_at_half_its_noise_is_flagged(monkeypatch):
         0.0, X.shape[1] / eps, size=X.shape))
     row = true_epsilon._row(entry(), 200_000, np.random.default_rng(8))
     assert row["black-box lower bound"] > 1.0 and row["verdict"] == "fails"
+
+
+def test_the_decision_map_colours_no_winner_at_chance():
+    """A row at chance is grey, labelled "–", and its best-by-mean mechanism gets no legend
+    entry (it wins nothing); a row of only such cells still draws."""
+    import matplotlib.pyplot as plt
+
+    from ldp_companion.compare import downstream, figures
+    rows = []
+    for eps in (0.5, 1.0):
+        rows.append({"task": "worst case", "epsilon": eps, "best": "pm", "winner": "pm",
+                     "next": "hm", "lead": 0.05, "chance": np.nan})
+        rows.append({"task": "digits", "epsilon": eps, "best": downstream.AT_CHANCE,
+                     "winner": "laplace", "next": "gaussian", "lead": 0.3, "chance": 0.1})
+    fig, caption, _ = figures.decision_figure(pd.DataFrame(rows))
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.texts]
+    legend = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    assert labels.count("–") == 2 and labels.count("5%") == 2
+    assert "none beats chance" in legend and "Laplace" not in legend
+    assert "chance level digits: F1 0.100" in caption
+    plt.close(fig)
+    fig, _, _ = figures.decision_figure(pd.DataFrame([r for r in rows if r["task"] == "digits"]))
+    plt.close(fig)

@@ -20,17 +20,19 @@ def decision_figure(decisions: pd.DataFrame):
     with its lead over the next ("=" for a tie)."""
     tasks = list(dict.fromkeys(decisions["task"]))
     eps = sorted(decisions["epsilon"].unique())
-    names = list(dict.fromkeys(decisions["winner"]))
+    named = decisions[decisions["best"] != AT_CHANCE]     # a grey cell names no winner
+    names = list(dict.fromkeys(named["winner"]))
     grid = decisions.pivot(index="task", columns="epsilon", values="winner").loc[tasks, eps]
     lead = decisions.pivot(index="task", columns="epsilon", values="lead").loc[tasks, eps]
     tie = decisions.pivot(index="task", columns="epsilon", values="best").loc[tasks, eps]
-    index = grid.apply(lambda col: col.map(names.index)).to_numpy(float)
     chance = (tie == AT_CHANCE).to_numpy()
-    cmap = ListedColormap([color(n) for n in names])
+    index = grid.apply(lambda col: col.map(
+        lambda n: names.index(n) if n in names else np.nan)).to_numpy(float)
+    cmap = ListedColormap([color(n) for n in names] or [_CHANCE_GREY])
     cmap.set_bad(_CHANCE_GREY)
     fig, ax = plt.subplots(figsize=(6.6, 0.5 * len(tasks) + 1.2))
-    ax.imshow(np.ma.masked_array(index, chance), cmap=cmap, aspect="auto",
-              vmin=-0.5, vmax=len(names) - 0.5)
+    ax.imshow(np.ma.masked_array(index, chance | np.isnan(index)), cmap=cmap, aspect="auto",
+              vmin=-0.5, vmax=max(len(names), 1) - 0.5)
     for i in range(len(tasks)):
         for j in range(len(eps)):
             text, shade = _cell_text(str(tie.iat[i, j]), lead.iat[i, j]), 1.0
@@ -47,7 +49,7 @@ def decision_figure(decisions: pd.DataFrame):
     if chance.any():
         ax.plot([], [], ls="", marker="s", markersize=10, color=_CHANCE_GREY,
                 label="none beats chance")
-    legend_below(fig, ax, ncol=min(4, len(names)))
+    legend_below(fig, ax, ncol=min(4, len(names) + bool(chance.any())))
     ties = int(tie.apply(lambda c: c.str.startswith("tie")).to_numpy().sum())
     unsure = int((tie == INCONCLUSIVE).to_numpy().sum())
     levels = decisions.dropna(subset=["chance"]).drop_duplicates("task")
