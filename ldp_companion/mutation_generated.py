@@ -168,9 +168,9 @@ WHY_MISSED: dict[str, str] = {
         "a gap: the number of tests in the F1 decisions' Bonferroni correction; the decision "
         "map is shown, not a ledger claim, and at smoke no cell is decided either way",
     "ldp_companion.compare.records:87:29:x0.5":
-        "a gap: the parameter-space DP-SGD row's exact ε computed for a sensitivity of C "
-        "instead of 2C (a replaced record moves the clipped gradient by 2C); the halved ε "
-        "stays under the claim, and no independent computation of that row checks it",
+        "a gap in this run, closed since: the parameter-space DP-SGD row's exact ε computed "
+        "for a sensitivity of C instead of 2C stayed under the claim; the claim "
+        "true-eps-record-noise (the row's ε from the noise its sampler draws) now fails for it",
     "ldp_companion.spof.noisy_claims:38:77:x2":
         "a gap: a row of Theorem 1's coefficient-error table (b·α₃ with α₃ = 1/8) that no "
         "claim reads; the table is shown, not judged",

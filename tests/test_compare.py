@@ -491,3 +491,23 @@ def test_the_decision_map_colours_no_winner_at_chance():
     plt.close(fig)
     fig, _, _ = figures.decision_figure(pd.DataFrame([r for r in rows if r["task"] == "digits"]))
     plt.close(fig)
+
+
+def test_the_dpsgd_row_s_exact_epsilon_is_its_sampler_s():
+    """The row's exact ε lies in the range its sampler's measured noise gives (200,000 outputs
+    per record); computed for a sensitivity of C instead of 2C (μ halved, the generated mutant
+    that no claim caught), it falls outside and the claim fails."""
+    from ldp_companion.compare import records, row_checks
+
+    def verdict():
+        table = row_checks.gaussian_record_rows([1.0], row_checks.RECORD_DRAWS,
+                                                np.random.default_rng(7))
+        led = Ledger("C-compare", refs={"true-eps-record-noise": ["Sec. C.2"]})
+        row_checks.record_gaussian_record_rows(led, table, row_checks.RECORD_DRAWS)
+        return led.table().iloc[0]["verdict"]
+
+    assert verdict() == "holds"
+    original = records.gaussian_epsilon
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records, "gaussian_epsilon", lambda mu, delta: original(mu / 2, delta))
+        assert verdict() == "fails"
