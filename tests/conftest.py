@@ -65,3 +65,24 @@ def assert_sig(value, printed: str):
     p = float(printed)
     tol = 0.5 * 10.0 ** (math.floor(math.log10(abs(p))) - len(mantissa) + 1) * (1 + 1e-9)
     assert abs(value - p) <= tol, f"{value!r} does not round to {printed}"
+
+
+#: A one-claim chapter page (Laplace's worst-case variance) for the mutation harness's tests.
+TOY_PAGE = '''---
+jupytext:
+  text_representation: {extension: .md, format_name: myst}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+```{code-cell} ipython3
+:tags: [parameters]
+profile = "smoke"
+seed = 0
+```
+```{code-cell} ipython3
+from ldp_companion.ledger import Ledger
+from ldp_companion.mechanisms.laplace import Laplace
+ledger = Ledger("99-toy", refs={"var": "Lemma 1"})
+ledger.close("var", "Var of Laplace at eps 1 is 8", 8.0, Laplace(1.0).worst_case_variance(), rtol=1e-9)
+ledger.save()
+```
+'''

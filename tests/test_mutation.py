@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import TOY_PAGE
 from ldp_companion import runner
 from ldp_companion.mechanisms.laplace import Laplace
 from ldp_companion.mutation import Mutant, applied, negated, prelude, scaled
@@ -68,31 +69,11 @@ def test_flips_lists_changed_new_and_lost_verdicts():
         "a: holds → fails", "c: holds → absent", "d: absent → holds"]
 
 
-PAGE = '''---
-jupytext:
-  text_representation: {extension: .md, format_name: myst}
-kernelspec: {display_name: Python 3, language: python, name: python3}
----
-```{code-cell} ipython3
-:tags: [parameters]
-profile = "smoke"
-seed = 0
-```
-```{code-cell} ipython3
-from ldp_companion.ledger import Ledger
-from ldp_companion.mechanisms.laplace import Laplace
-ledger = Ledger("99-toy", refs={"var": "Lemma 1"})
-ledger.close("var", "Var of Laplace at eps 1 is 8", 8.0, Laplace(1.0).worst_case_variance(), rtol=1e-9)
-ledger.save()
-```
-'''
-
-
 def test_a_mutant_applied_before_a_chapter_flips_its_verdict(tmp_path, monkeypatch):
     """End to end on a two-cell chapter: as written the claim holds; with the prelude of a
     mutant that halves the Laplace scale it fails, and the harness reports the flip."""
     source = tmp_path / "99-toy.md"
-    source.write_text(PAGE)
+    source.write_text(TOY_PAGE)
     code = ("from ldp_companion.mutation import Mutant, apply, scaled\n"
             "apply(Mutant('half', 'Laplace scale halved', "
             "'ldp_companion.mechanisms.laplace:Laplace.scale', scaled(0.5)))")

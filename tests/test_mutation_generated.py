@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 from ldp_companion import mutation_generated as mg
+from conftest import TOY_PAGE
 from ldp_companion import runner
 
 sys.path.insert(0, str(runner.REPO / "benchmarks"))
@@ -177,33 +178,13 @@ def test_a_mutant_that_flips_nothing_is_missed_and_a_failed_prelude_not_applicab
                                         "no such site") == "not applicable"
 
 
-PAGE = '''---
-jupytext:
-  text_representation: {extension: .md, format_name: myst}
-kernelspec: {display_name: Python 3, language: python, name: python3}
----
-```{code-cell} ipython3
-:tags: [parameters]
-profile = "smoke"
-seed = 0
-```
-```{code-cell} ipython3
-from ldp_companion.ledger import Ledger
-from ldp_companion.mechanisms.laplace import Laplace
-ledger = Ledger("99-toy", refs={"var": "Lemma 1"})
-ledger.close("var", "Var of Laplace at eps 1 is 8", 8.0, Laplace(1.0).worst_case_variance(), rtol=1e-9)
-ledger.save()
-```
-'''
-
-
 def test_a_chapter_records_what_it_reaches_and_a_generated_mutant_is_caught_or_missed(
         tmp_path, monkeypatch):
     """End to end on a two-cell chapter: the run as written (in a process of its own, as the
     harness runs it) records the Laplace lines it ran; a mutant of ``worst_case_variance``
     flips its verdict, one of ``_variance``, which the page never calls, is missed."""
     source = tmp_path / "99-toy.md"
-    source.write_text(PAGE)
+    source.write_text(TOY_PAGE)
     monkeypatch.setenv("LDP_COMPANION_LEDGER_DIR", str(tmp_path))
     laplace = "ldp_companion.mechanisms.laplace"
     record = tmp_path / "reached.json"
