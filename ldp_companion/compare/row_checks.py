@@ -17,7 +17,9 @@ ten times off. These checks pin the exact column itself:
 * :func:`square_wave_fit`: Square Wave's exact ε is computed from its output law
   (:meth:`~ldp_companion.mechanisms.base.ScalarMechanism.output_law`), written in the same
   class as its sampler. A χ² test of that law against draws of the sampler makes the law the
-  sampler's, so that the exact ε is the sampler's too.
+  sampler's, so that the exact ε is the sampler's too;
+* :func:`gaussian_record_rows`: chapter 4's parameter-space DP-SGD row, its exact ε against
+  the ε of the noise its sampler draws for the two records (measured μ).
 """
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ from scipy import stats
 
 from ldp_companion.compare.catalogue import (noise_sigma, scalar_mechanism, tensor_entries,
                                              tensor_exact, udn_noise, udn_workload)
+from ldp_companion.compare.records import RECORD_PAIRS, record_entries
 from ldp_companion.montecarlo import bonferroni_z
-from ldp_companion.tensor.calibration import tensor_size
+from ldp_companion.tensor.calibration import gaussian_epsilon, tensor_size
 from ldp_companion.tldp.algorithm import log_retain_prob
 from ldp_companion.tldp.privacy import atom_delta, gaussian_mu
 from ldp_companion.tvg import reference
@@ -270,9 +273,6 @@ def gaussian_record_rows(eps_table, n: int, rng: np.random.Generator) -> pd.Data
     DataFrame
         Columns ``budget, exact, mu, low, high`` (the measured range of ε).
     """
-    from ldp_companion.compare.records import RECORD_PAIRS, record_entries
-    from ldp_companion.tensor.calibration import gaussian_epsilon
-
     n, rng = check_positive_int(n, "n"), check_rng(rng)
     rows = []
     for eps in eps_table:
