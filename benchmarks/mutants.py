@@ -26,6 +26,7 @@ run fails (a failure is listed apart); the record goes to
     .venv/bin/python benchmarks/mutants.py --generated 12 --seed 0
     .venv/bin/python benchmarks/mutants.py hiera --generated 2 --json /tmp/gen.json
     .venv/bin/python benchmarks/mutants.py --generated 4 --profile default   # a benchmark
+    .venv/bin/python benchmarks/mutants.py tvg --generated 0 --only <id> ...  # run ids again
 """
 from __future__ import annotations
 
@@ -187,14 +188,16 @@ def _as_written(chapter: str, work: Path, parameters: dict) -> tuple[dict, dict]
 
 
 def run_generated(chapters: list[str], work: Path, n: int, seed: int, parameters: dict,
-                  jobs: int = 2) -> tuple[list[dict], list[dict]]:
+                  jobs: int = 2, only: list[str] | None = None) -> tuple[list[dict], list[dict]]:
     """Per chapter, ``n`` generated mutants drawn with ``seed`` among the sites its run as
-    written reaches, run ``jobs`` at a time: ``(chapter entries, one row per mutant)``."""
+    written reaches (or the mutant ids ``only``, run again), run ``jobs`` at a time:
+    ``(chapter entries, one row per mutant)``."""
     with ThreadPoolExecutor(jobs) as pool:
         bases = dict(zip(chapters, pool.map(lambda c: _as_written(c, work, parameters),
                                             chapters)))
         todo = [(c, mutant_id) for c in chapters
-                for mutant_id in generated.sample(bases[c][1].pop("reached_ids"), n, seed)]
+                for mutant_id in (generated.sample(bases[c][1].pop("reached_ids"), n, seed)
+                                  if only is None else only_of(c, only))]
 
         def one(item):
             chapter, mutant_id = item
@@ -215,6 +218,24 @@ def run_generated(chapters: list[str], work: Path, n: int, seed: int, parameters
                     "seconds": result["seconds"]}
         rows = list(pool.map(one, todo))
     return [bases[c][1] for c in chapters], rows
+
+
+def only_of(chapter: str, only: list[str]) -> list[str]:
+    """The mutant ids of ``only`` whose module belongs to ``chapter``."""
+    modules = set(generated.chapter_modules(book.PACKAGES[chapter].__name__))
+    return [i for i in only if i.split(":")[0] in modules]
+
+
+def _rewrite_rows(path: Path, rows: list[dict]) -> None:
+    """``--only`` with ``--generated``: the rows of mutants run again replace theirs in the
+    record (the sample and the chapters' entries stay); each carries the date it was rerun."""
+    old = json.loads(path.read_text())
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    new = {(r["chapter"], r["id"]): {**r, "rerun": stamp} for r in rows}
+    old["mutants"] = [new.pop((r["chapter"], r["id"]), r) for r in old["mutants"]]
+    if new:
+        raise ValueError(f"not in the record {path}: {sorted(i for _, i in new)}")
+    path.write_text(json.dumps(old, indent=1, ensure_ascii=False))
 
 
 def _write_generated(path: Path, chapters: list[dict], rows: list[dict], args) -> None:
@@ -243,10 +264,16 @@ def main_generated(chapters: list[str], args) -> int:
     path = args.json or (generated.GENERATED_RESULTS if args.profile == "smoke" else
                          generated.GENERATED_RESULTS.with_name(
                              f"mutants-generated-{args.profile}.json"))
+    if args.only:  # only the chapters the ids belong to
+        chapters = [c for c in chapters if only_of(c, args.only)]
     with tempfile.TemporaryDirectory(prefix="ldp-mutants-generated-") as work:
         entries, rows = run_generated(chapters, Path(work), args.generated, args.seed,
-                                      {"profile": args.profile, "seed": 0}, args.jobs)
-    _write_generated(path, entries, rows, args)
+                                      {"profile": args.profile, "seed": 0}, args.jobs,
+                                      args.only)
+    if args.only:
+        _rewrite_rows(path, rows)
+    else:
+        _write_generated(path, entries, rows, args)
     for count in generated.generated_counts({"chapters": entries, "mutants": rows}):
         print(f"{count['chapter']}: {count['verdicts'] + count['run fails']} of "
               f"{count['sampled'] - count['not applicable']} caught ({count['run fails']} by a "

@@ -730,10 +730,13 @@ def generated_summary(path: Path = GENERATED_RESULTS) -> str:
     applied = sum(c["sampled"] - c["not applicable"] for c in counts)
     caught = sum(c["verdicts"] + c["run fails"] for c in counts)
     params, drawn = record["parameters"], record["sample"]
+    rerun = sorted(r["rerun"][:10] for r in record["mutants"] if "rerun" in r)
+    again = (f" {len(rerun)} of them were run again on {rerun[-1]}, after the checks that "
+             f"could catch them were added." if rerun else "")
     return (f"**{caught} of {applied} generated mutants caught** in {len(counts)} chapters "
             f"({drawn['per_chapter']} drawn per chapter with seed {drawn['seed']}; run "
             f"{record['finished'][:10]} on {record['machine']}, profile {params['profile']}, "
-            f"seed {params['seed']}).")
+            f"seed {params['seed']}).{again}")
 
 
 def _chapter_label(chapter: str) -> str:

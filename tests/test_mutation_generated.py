@@ -204,3 +204,19 @@ def test_a_chapter_records_what_it_reaches_and_a_generated_mutant_is_caught_or_m
         flipped = mutants_harness.flips(base["verdicts"], after)
         outcomes.append(mutants_harness._outcome(flipped, error))
     assert outcomes == ["verdicts", "missed"]
+
+
+def test_a_rerun_replaces_the_rows_of_its_mutants_and_the_summary_says_so(tmp_path):
+    path = tmp_path / "mutants-generated.json"
+    path.write_text(json.dumps(RECORD))
+    row = {**RECORD["mutants"][1], "flipped": ["c: holds → fails"], "outcome": "verdicts",
+           "caught": True}
+    mutants_harness._rewrite_rows(path, [row])
+    record = json.loads(path.read_text())
+    assert [r["outcome"] for r in record["mutants"]] == ["verdicts", "verdicts", "run fails"]
+    assert "rerun" in record["mutants"][1] and "rerun" not in record["mutants"][0]
+    assert record["sample"] == RECORD["sample"]
+    assert mg.generated_summary(path).startswith("**3 of 3 generated mutants caught**")
+    assert "1 of them were run again on" in mg.generated_summary(path)
+    with pytest.raises(ValueError, match="not in the record"):
+        mutants_harness._rewrite_rows(path, [{**row, "id": "ldp_companion.hiera.z:1:0:x2"}])
