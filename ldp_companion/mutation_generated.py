@@ -103,77 +103,115 @@ WHY_MISSED: dict[str, str] = {
         "equivalent: the floor 2⁻⁵³ that keeps log(1 − |u|) finite becomes 2⁻¹⁰⁶; a uniform "
         "draw falls under either with probability below 10⁻¹⁵, so no sample changes",
     "ldp_companion.pm.fedsgd:178:71:x0.5":
-        "a gap at smoke: clipping the gradients to [−1, 0.5] biases LDP-FedSGD's steps, but "
-        "the smoke run's misclassification rates (a few hundred records) vary more than the "
-        "bias moves them; no claim checks the clipped gradients against [−1, 1] directly",
+        "caught since by fedsgd-clip: the values LDP-FedSGD hands the mechanism in one round "
+        "at θ₀ = 1 are checked against the raw gradients (unchanged inside [−1, 1], the "
+        "nearest end outside it); the mutant clips to [−0.5, 1], hands −0.5 for the "
+        "coordinates below −1, and the claim fails",
     "ldp_companion.pm.mean_checks:52:72:x2":
-        "a gap: the WISDM-like task's numeric share of ε (3/5, Sec. VII-A) feeds the "
-        "multi-attribute figure, whose claims compare mechanisms at the same share; a wrong "
-        "share moves every mechanism alike",
+        "caught since by fig6-budget-share: each Fig. 6 data set's runs are compared with "
+        "Lemma 14's closed-form MSE at Sec. VII-A's share ε·d_num/d from the paper's "
+        "attribute counts (WISDM 3 + 2); with the share 3/10 the WISDM-like runs' MSE is 3.9 "
+        "times the closed form (z = 5.9 against 3.66) and the claim goes from holds to partly",
     "ldp_companion.spof.accuracy_claims:27:37:x0.5":
         "the paper's printed gain with noise (3.52 %, Sec. VIII), quoted for the comparison: "
         "at smoke the runs' spread covers it and its half alike (inconclusive either way); at "
         "default the claim fails with either",
     "ldp_companion.spof.sensitivity:126:46:swap":
-        "Eq. 58 as the paper prints it, which the chapter shows wrong (fig6-eq58 fails "
-        "against brute force); a second error in the printed formula keeps it wrong",
+        "caught since by fig6-app-h: App. H's numbers for Eq. 58 as printed (minimum 4.0348 "
+        "at a ≈ 0.9057, 4.6931 at a = 0) are reproduced within 5×10⁻⁵; with the sign swapped "
+        "they are not (fig6-eq58 fails either way)",
     "ldp_companion.spof.sensitivity:170:15:x0.5":
-        "a gap: App. B.II's clipped ΔSGD = 2nC halved; appB2-delta-sgd-clipped checks only "
-        "that it bounds the largest distance 2C√n, loose by √n, so nC still bounds it (the "
-        "training's own ΔSGD, _delta_sgd_current, is the hand-picked delta-sgd-double's)",
+        "caught since by appB2-clipped-loose: App. B.II's clipped ΔSGD over the brute-force "
+        "largest distance of two clipped gradients must be √n; halved to nC the ratio is √n/2 "
+        "and the claim fails (nC still bounds 2C√n, so appB2-delta-sgd-clipped holds either "
+        "way; the clipped ΔSGD calibrates no training noise, since the training calls "
+        "_delta_sgd_current)",
     "ldp_companion.spof.sensitivity_claims:25:22:x2":
-        "Fig. 6's range of a (App. H: −2 to 10) widened to −4: the claims judge the curves "
-        "on the grid and hold on the wider one too (a display range)",
+        "equivalent as applied: A_GRID is read only as fig6_table's default argument, bound "
+        "at definition, so the page's fig6_table() keeps the grid −2 to 10 (the authors' "
+        "script's range) and nothing changes; written into the source, a grid from −4 would "
+        "not contain the table's rows a = −2, −1, 0, … and tables.fig6 would raise KeyError "
+        "(the run fails)",
     "ldp_companion.spof.train:141:43:x2":
-        "the grid of Rényi orders Opacus's accountant searches: another grid of orders finds "
-        "the same noise multiplier within the accountant's tolerance (10⁻³ ε)",
+        "equivalent: the grid loses only the order 1.1, which is never where the RDP bound is "
+        "smallest at the chapter's ε (0.01 to 20, one step, δ = 10⁻⁵); Opacus returns the "
+        "bit- identical noise multiplier",
     "ldp_companion.spof.taylor_claims:86:77:x2":
-        "a gap: Prop. 1's table column e^δ − 1 − δ − δ²/2 (and the \"G needed\" column "
-        "built from it) is shown, and no claim reads it",
+        "caught since by prop1-factor: Prop. 1's column e^δ − 1 − δ − δ²/2 must lie between "
+        "δ³/6 and δ³e^δ/6 (Taylor's remainder in Lagrange's form); written with δ²/4 it is of "
+        "order δ² and leaves the bounds at 5 of 7 δ (partly)",
     "ldp_companion.hiera.comparison:101:71:x0.5":
-        "a gap: the \"random level\" ratio of the comparison table (coth² of the levels' "
-        "budgets over the base's) is shown, and no claim reads it",
+        "caught since by random-level-variance: the table's random-level ratio is compared "
+        "with the variance ratio Harmony's sampler gives (users at uniformly drawn levels "
+        "against users at the base budget, value 0, within 4 standard errors); with "
+        "tanh(base) for tanh(base/2) the ratio is 1.167 against 0.298 measured, and the claim "
+        "fails",
     "ldp_companion.spof.data:68:45:x2":
-        "a gap: the stand-in Fitbit table's constraint (TrackerDistance equals TotalDistance "
-        "in 96.5 % of rows) written to another column; no claim checks that constraint of "
-        "the stand-in",
+        "equivalent for the chapter's run: _TRACKER is read only by synthetic_fitbit, which "
+        "the chapter calls only with source = 'synthetic', and every profile reads the real "
+        "export (the line counts as reached because _CALORIES, bound on the same line, is "
+        "read by fitbit_table); the constraint is a property of our stand-in, not a paper "
+        "claim, so unit tests check it "
+        "(test_the_tracker_copy_lands_on_tracker_distance_and_a_shifted_index_fails fails for "
+        "it; the real export's share, 441 of 457, is tested against TRACKER_EQUALS_TOTAL)",
     "ldp_companion.tldp.checks:38:26:x0.5":
-        "not a formula: the |z| bound of chapter 1's Monte Carlo checks (4 → 2), stricter; "
-        "the correct code's z-scores at smoke are all under 2, so nothing changes",
+        "equivalent for what is judged: the digits shape 8×8 written 4×8 (I = 32, not 64) "
+        "changes only the digits row of the log₁₀ p table, the curve and the ceiling checks, "
+        "and the ceilings 1/(2eΔ(I−1)) and 1/(Δ√(2πe(I−1))) bound p for every I ≥ 2, so "
+        "alg1-ceiling-l/-g hold for either size; only the label of a shown row is then wrong",
     "ldp_companion.tvg.covariance:100:30:swap":
-        "a gap: the JL baseline's bias correction (Blocki et al., −w² I) turned to +w² I; it "
-        "feeds Fig. 5's CTG comparison, whose claims order the TVG mechanisms, and no claim "
-        "checks the baseline's estimate is unbiased (a Monte Carlo of its mean would)",
+        "caught since by fig5-jl-unbiased: the mean of 2,000 JL releases per ε of a random "
+        "12×4 matrix misses XᵀX/N on the diagonal by 2w²d/N when the correction is +w²I "
+        "(largest |z| 260 against a Bonferroni bound of 4.27)",
     "ldp_companion.tvg.covariance:100:33:x2":
-        "a gap: the JL baseline's bias correction w² I written w⁴ I; as for the swap above",
+        "caught since by fig5-jl-unbiased: with the correction written w⁴I the JL estimate's "
+        "mean is off by (w² − w⁴)d/N on the diagonal at every ε of the panel (|z| up to "
+        "1.9·10¹¹ against a Bonferroni bound of 4.27)",
     "ldp_companion.tvg.experiments:322:62:x0.5":
-        "a setting, not a formula: the test share of the breast-cancer split (30 % → 15 %); "
-        "the claims on that task hold with either split",
+        "a setting of our stand-in, not a paper value: the breast-cancer split's test share "
+        "(30 % → 15 %; the paper states no split for Credit, and the page states none); Fig. "
+        "3's claims compare mechanisms on the same split, and none flips at smoke",
     "ldp_companion.tldp.checks:120:74:x0.5":
-        "a gap: the integer pair's largest difference Δ − 1 written Δ − 0.5 in the table of "
-        "TLDP-L's true ε on integer images; the table is shown and no claim reads that column",
+        "caught since by thm1-true-eps-l-brute: the integer column computed with max_diff = Δ "
+        "(Iε instead of I(Δ−1)ε/Δ) misses TLDP-L's true ε on the all-0 against all-255 MNIST "
+        "image, found by brute force over its sampler's outputs, by 0.4 % at rtol 10⁻⁹ (holds "
+        "→ partly, the glued ε = 1 value being still right)",
     "ldp_companion.tldp.checks:133:53:x0.5":
-        "a gap: a number glued into the prose (the atoms' δ ≈ I p at ε = 1, computed at 0.5 "
-        "instead) that no claim reads",
+        "caught since by thm1-atom-delta: the glued log₁₀ δ of the atoms computed at ε = 0.5 "
+        "(−170.1) is set against log₁₀(1 − (1 − p)^I) computed exactly in 60-digit arithmetic "
+        "from Alg. 1's p as printed at ε = 1 (−339.9), holds → fails",
     "ldp_companion.tldp.checks:305:47:x0.5":
-        "Table V's printed ratio 2√2, shown beside the corrected 2/√ε and the Monte Carlo; "
-        "the claim reads the corrected one against the Monte Carlo",
+        "caught since by table5-l-over-g: the corrected ratio 2/√ε (halved to 1/√ε) is set "
+        "against the ratio of TLDP-L's to TLDP-G's Monte Carlo noise norms from Table V's "
+        "check, within 1 % + 4 standard errors, holds → fails",
     "ldp_companion.tvg.table4:173:82:x2":
-        "equivalent for what is judged: the calibration table's value range doubled; each "
-        "Gaussian's σ scales with it, so the true ε the claims read does not change",
+        "equivalent for what is judged: gauss_calibration's value range doubled (4C for 2C) "
+        "doubles both σ and s₂ = (b − a)√I, so the audited and predicted ε the claim compares "
+        "are unchanged (to 4e-15); the doubled σ column is neither shown nor read",
     "ldp_companion.tvg.theorem_checks:194:24:x0.5":
-        "not a formula: the ε the audited UDN noise is compared with (1 → 0.5); its true ε is "
-        "under both (UDN is over-noised)",
+        "the claimed ε the exact audit is compared with (1 → 0.5): a stricter bar that UDN "
+        "noise on Theorem 2's bound also clears (true ε 0.201); only a tightness claim could "
+        "notice, and the paper makes none (Theorem 1's B, from Lemma 3's χ² tail, is loose)",
     "ldp_companion.compare.downstream:162:51:x2":
-        "a gap: the number of tests in the F1 decisions' Bonferroni correction; the decision "
-        "map is shown, not a ledger claim, and at smoke no cell is decided either way",
+        "caught since by f1-null-maps: counting one test for a cell of two mechanisms doubles "
+        "each test's level, so in simulated null maps of one two-mechanism cell (decided by "
+        "f1_decisions at 60 %) the share with a false winner is 0.348 against its exact law "
+        "0.200 (z = 5.9 > 3.48), and the claim turns partly",
     "ldp_companion.compare.records:87:29:x0.5":
         "a gap in this run, closed since: the parameter-space DP-SGD row's exact ε computed "
-        "for a sensitivity of C instead of 2C stayed under the claim; the claim "
-        "true-eps-record-noise (the row's ε from the noise its sampler draws) now fails for it",
+        "for a sensitivity of C instead of 2C stayed under the claim; the claim true-eps- "
+        "record-noise (the row's ε from the noise its sampler draws) now fails for it",
     "ldp_companion.spof.noisy_claims:38:77:x2":
-        "a gap: a row of Theorem 1's coefficient-error table (b·α₃ with α₃ = 1/8) that no "
-        "claim reads; the table is shown, not judged",
+        "caught since by thm1-b-squared: with α₃ = 1/8, b²α₃ must lie within the second-order "
+        "remainder bound (|bz − t|)⁴/192 and Thm. 1's bα₃ above it; computed with b², the bα₃ "
+        "row falls within the bound and the claim no longer holds (partly)",
+    "ldp_companion.spof.noisy:456:10:x0.5":
+        "caught since by appF-laws: _log_y fed only appF-cdf (Eq. 53 against X, which fails "
+        "either way), the claims' notes and the authors' Fig. 4 curves; the claim now "
+        "compares the closed- form CDF and Eq. 53's CDF with Monte Carlo draws of the "
+        "variables they are the laws of (b(D) and (1+h)Y/(1+hY)), and with the denominator's "
+        "1.0 halved both laws move (the closed form gives ½ instead of 0.136 at t = ½), so it "
+        "fails",
 }
 
 

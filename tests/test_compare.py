@@ -511,3 +511,41 @@ def test_the_dpsgd_row_s_exact_epsilon_is_its_sampler_s():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(records, "gaussian_epsilon", lambda mu, delta: original(mu / 2, delta))
         assert verdict() == "fails"
+
+
+def test_the_f1_row_s_false_winners_follow_bonferroni_s_law():
+    """In simulated maps where no mechanism beats chance, the F1 decisions name a false winner
+    as often as the exact law of their tests says (250 maps of each kind); with a cell of two
+    mechanisms counted as one test (the generated mutant ``nunique() > 1`` → ``> 2`` that no
+    claim caught), the two-mechanism maps' share doubles and the claim fails there."""
+    from ldp_companion.compare import decision_checks
+    from ldp_companion.mutation_generated import applied_generated, describe
+
+    def run():
+        table = decision_checks.null_maps(0.1, np.random.default_rng(7))
+        led = Ledger("C-compare", refs={"f1-null-maps": ["Sec. C.4"]})
+        decision_checks.record_null_maps(led, table)
+        return table.set_index("configuration"), led.table().iloc[0]["verdict"]
+
+    table, verdict = run()
+    assert verdict == "holds" and (table["largest p_lead"] < 1e-3).all()
+    assert table["law"].to_numpy() == pytest.approx([1 - 0.8 ** 2, 0.2], rel=1e-12)
+    mutant = "ldp_companion.compare.downstream:162:51:x2"
+    assert "nunique() > 1" in describe(mutant)["code"]
+    with applied_generated(mutant):
+        broken, verdict = run()
+    assert verdict == "partly"
+    two = "one cell of two mechanisms"
+    assert broken.loc[two, "z"] > 5 and broken.loc[two, "measured"] > 0.3
+
+
+def test_null_f1_draws_the_maps_it_names():
+    from ldp_companion.compare import decision_checks
+    f1 = decision_checks.null_f1(2, 3, 4, 5, 0.1, np.random.default_rng(0))
+    assert len(f1) == 2 * 3 * 4 * 5 and sorted(f1["mechanism"].unique()) == ["m0", "m1", "m2"]
+    means = f1.groupby("mechanism")["f1"].mean()     # at chance, then at half of it
+    assert means.to_numpy() == pytest.approx([0.1, 0.05, 0.05], abs=0.002)
+    with pytest.raises(ValueError, match="chance"):
+        decision_checks.null_f1(1, 1, 1, 2, 1.5, np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        decision_checks.null_f1(0, 1, 1, 2, 0.1, np.random.default_rng(0))

@@ -169,6 +169,40 @@ def test_gradients_are_clipped():
     np.testing.assert_allclose(res.theta, np.ones(3))
 
 
+def test_the_values_handed_to_the_mechanism_are_the_clipped_gradients():
+    """fedsgd-clip holds for Alg. 1 as written; clipping to [-0.5, 1] instead of [-1, 1] (the
+    generated mutant that no claim caught: the literal of -1.0 halved) fails it, and so does a
+    clip to [-1, 0.5]."""
+    from ldp_companion.ledger import Ledger
+    from ldp_companion.pm import fedsgd as fl
+    from ldp_companion.pm import fedsgd_checks as fc
+
+    task = fc.learning_tasks(3_000, 8, np.random.default_rng(4))[0]
+
+    def verdict():
+        table = fc.clip_inputs(task, 4.0, 1e-4, np.random.default_rng(5))
+        led = Ledger("03-pm-three-outputs", refs={"fedsgd-clip": ["Alg. 1"]})
+        outside = fc.record_clip(led, table)
+        return led.table().iloc[0]["verdict"], outside
+
+    ok, outside = verdict()
+    assert ok == "holds" and 0.05 < outside < 1
+    for lo, hi in ((-0.5, 1.0), (-1.0, 0.5)):
+        class NarrowClip:  # numpy, with fedsgd's clip to [lo, hi]
+            def __getattr__(self, name):
+                return getattr(np, name)
+
+            @staticmethod
+            def clip(a, a_min, a_max):
+                return np.clip(a, lo, hi)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(fl, "np", NarrowClip())
+            assert verdict()[0] == "fails"
+    with pytest.raises(TypeError, match="LearningTask"):
+        fc.clip_inputs("task", 4.0, 1e-4, np.random.default_rng(0))
+
+
 def test_evaluation_helpers():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
     theta = np.array([2.0, -1.0])

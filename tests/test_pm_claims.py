@@ -278,6 +278,34 @@ def test_fig12_13_similar_and_fig14():
     assert _verdicts(led)["fig14"] == "holds"
 
 
+def test_the_budget_share_is_measured_from_the_runs():
+    """fig6-budget-share holds for the stand-ins as written; the WISDM-like task's numeric
+    share 3/10 instead of 3/5 (the generated mutant that no claim caught) fails it: its runs'
+    MSE is several standard errors above the closed form at the paper's share."""
+    from dataclasses import replace
+
+    from ldp_companion.pm import experiments as ex
+
+    def verdict():
+        tasks = mean.stand_in_tasks(5_000, np.random.default_rng(2))[:1]  # WISDM-like
+        df = ex.mean_estimation_grid(tasks, mean.MEAN_MECHS, [0.5, 4.0], runs=5, seed=3,
+                                     n_jobs=1)
+        led = _ledger()
+        mean.record_budget_share(led, mean.budget_share_fit(df, tasks))
+        return _verdicts(led)["fig6-budget-share"]
+
+    assert verdict() == "holds"
+    original = mean.stand_in_tasks
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mean, "stand_in_tasks", lambda n, rng: [
+            replace(t, budget_share=t.budget_share / 2) if t.name.startswith("WISDM") else t
+            for t in original(n, rng)])
+        assert verdict() == "fails"
+    with pytest.raises(ValueError, match="Fig. 6 data set"):
+        mean.budget_share_fit(pd.DataFrame({"dataset": ["x"]}),
+                              [ex.MeanTask("x", np.zeros((2, 1)))])
+
+
 def test_learning_tasks_split_off_a_test_set():
     tasks = fc.learning_tasks(600, 4, np.random.default_rng(0))
     assert [t.task for t in tasks] == ["linear", "logistic", "svm"]

@@ -226,3 +226,135 @@ def test_tables_show_readable_labels():
         headers = "".join(map(str, styled.data.columns.to_flat_index()))
         assert "<caption>" in html and "_" not in headers
     assert "2.41" in tables.timing(pd.DataFrame({"dpsgd_logit": [2.406334]})).to_html()
+
+
+# --- issue 44: the checks added for generated mutants that no claim caught -------------------
+
+def _log_y_denominator_halved(t, h, variant):
+    """``noisy._log_y`` with its ``1.0`` in ``den = 1.0 - h t (+ h)`` halved (the generated
+    mutant ``ldp_companion.spof.noisy:456:10:x0.5``)."""
+    t, h = np.broadcast_arrays(t, h)
+    den = 0.5 - h * t + (h if variant == "paper" else 0.0)
+    num = t * (1.0 - h) if variant == "exact" else t
+    out = np.full(t.shape, np.inf)
+    out[t <= 0] = -np.inf
+    inside = (t > 0) & (den > 0)
+    out[inside] = np.log(num[inside]) - np.log(den[inside])
+    return out, inside, den
+
+
+def test_both_laws_are_their_variables_and_a_halved_denominator_fails():
+    """appF-laws: the closed form and Eq. 53 each within 5 s.e. of the Monte Carlo of its
+    variable (20,000 draws); with the denominator of ln y's argument halved both laws move
+    by far more (at t = ½ the closed form gives ½ instead of 0.136)."""
+    from ldp_companion.spof import noisy
+
+    def verdict(n=20_000):
+        cdf = noisy_claims.cdf_table(n, np.random.default_rng(5))
+        led = _ledger()
+        z = noisy_claims.record_laws(led, cdf, n)
+        return _verdicts(led)["appF-laws"], z, cdf
+
+    ok, z, cdf = verdict()
+    assert ok == "holds" and z < 5
+    assert cdf.loc[1.0, noisy_claims.EQ53_MC] == pytest.approx(0.5, abs=0.02)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(noisy, "_log_y", _log_y_denominator_halved)
+        bad, z_bad, _ = verdict()
+    assert bad == "fails" and z_bad > 20
+
+
+def test_the_b_squared_scaling_holds_and_fails_when_the_b_row_uses_b_squared():
+    """thm1-b-squared: with α₃ = 1/8, b²α₃ within the remainder bound, bα₃ above it; the
+    generated mutant noisy_claims:38:77:x2 computes the bα₃ row with power 2, and the claim
+    no longer holds."""
+    from ldp_companion.spof import noisy
+
+    def verdict():
+        led = _ledger()
+        c6 = noisy_claims.record_thm1(led, np.random.default_rng(0), n=N, l=L, sigma=5.0)
+        noisy_claims.record_b_squared(led, c6)
+        return _verdicts(led)["thm1-b-squared"], c6
+
+    ok, c6 = verdict()
+    assert ok == "holds"
+    assert c6.iloc[1] == pytest.approx(2.941e-2, rel=1e-3)      # noisy.coefficient_error's
+    assert c6.iloc[2] == pytest.approx(1.211e-3, rel=1e-3)      # reference values
+    original = noisy.coefficient_error
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(noisy, "coefficient_error",
+                   lambda x, b, t, zmax, power=2, coeffs="exact", num=20001: original(
+                       x, b, t, zmax, 2 if coeffs == "exact" else power, coeffs, num))
+        bad, _ = verdict()
+    assert bad == "partly"
+
+
+def test_prop1_factor_is_between_the_lagrange_bounds_and_a_quarter_fails():
+    """prop1-factor: the column e^δ − 1 − δ − δ²/2 between δ³/6 and δ³e^δ/6; written with
+    δ²/4 (the generated mutant taylor_claims:86:77:x2) it is of order δ² and leaves the
+    bounds at every δ ≤ 1."""
+    deltas = [0.001, 0.01, 0.1, 0.5, 1.0, 2.0, 3.0]
+    prop1 = taylor_claims.prop1_table(deltas)
+    led = _ledger()
+    taylor_claims.record_prop1_factor(led, prop1)
+    assert _verdicts(led) == {"prop1-factor": "holds"}
+    d = np.array(deltas)
+    bad = prop1.assign(**{"e^δ − 1 − δ − δ²/2": np.expm1(d) - d - d**2 / 4})
+    led = _ledger()
+    taylor_claims.record_prop1_factor(led, bad)
+    claim = led.claims()[0]
+    assert claim.verdict == "partly" and claim.ours.startswith("2 of 7")
+
+
+def test_the_clipped_bound_is_loose_by_root_n_and_a_halved_bound_fails():
+    """appB2-clipped-loose: 2nC over the largest distance 2C√n is √n; with ΔSGD = nC (the
+    generated mutant sensitivity:170:15:x0.5) the ratio is √n/2 and the claim fails, though
+    nC still bounds the distance (appB2-delta-sgd-clipped holds with it)."""
+    from ldp_companion.spof import sensitivity
+
+    led = _ledger()
+    assert sensitivity_claims.record_clip_looseness(led, N, 4.0) == pytest.approx(
+        np.sqrt(N), rel=1e-12)
+    assert _verdicts(led) == {"appB2-clipped-loose": "holds"}
+    original = sensitivity._delta_sgd
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sensitivity, "_delta_sgd", lambda n, clipped, clip, b_j, a: (
+            0.5 * original(n, clipped, clip, b_j, a) if clipped else
+            original(n, clipped, clip, b_j, a)))
+        led = _ledger()
+        ratio = sensitivity_claims.record_clip_looseness(led, N, 4.0)
+        assert sensitivity.delta_sgd(N, clipped=True) > 2 * 4.0 * np.sqrt(N)
+    assert ratio == pytest.approx(np.sqrt(N) / 2) and _verdicts(led)["appB2-clipped-loose"] \
+        == "fails"
+
+
+def _eq58_sign_swapped(a):
+    """Eq. 58 with its ``+`` before ``2(...)`` turned to ``-`` (the generated mutant
+    sensitivity:126:46:swap)."""
+    a = np.asarray(a, dtype=float)
+    s, e = 1 / (1 + np.exp(-a)), np.exp(a)
+    sp = np.logaddexp(0.0, a)
+    return sp - 2.0 * (np.logaddexp(0.0, -a) / sp + 2.0 * e / (1.0 + e) ** 2 + s)
+
+
+def test_app_h_numbers_of_eq58_hold_and_a_swapped_sign_fails():
+    """fig6-app-h: Eq. 58 as the package prints it gives App. H's minimum 4.0348 at
+    a ≈ 0.9057 and 4.6931 at a = 0; with the sign swapped it does not."""
+    from ldp_companion.spof import sensitivity
+
+    def verdict():
+        led = _ledger()
+        facts = sensitivity_claims.fig6_facts(sensitivity_claims.fig6_table(), 4.0)
+        sensitivity_claims.record_app_h(led, facts)
+        return _verdicts(led)["fig6-app-h"]
+
+    assert verdict() == "holds"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sensitivity, "spof_feature_paper", _eq58_sign_swapped)
+        assert verdict() == "fails"
+
+
+def test_the_new_claims_are_registered():
+    new = {"appF-laws", "thm1-b-squared", "prop1-factor", "appB2-clipped-loose"}
+    assert new <= set(CLAIM_REFS) and all(CLAIM_KINDS[c] == "beyond the paper" for c in new)
+    assert CLAIM_REFS["fig6-app-h"] == ["Fig. 6"] and "fig6-app-h" not in CLAIM_KINDS

@@ -437,3 +437,40 @@ def test_type_errors_name_the_argument():
         D.train_test_split(GOOD, "0.2", RNG)
     with pytest.raises(ValueError, match="export"):
         D.fitbit_table("third")
+
+
+# --------------------------------------------------------------------------- issue 44
+
+COLUMN = {name: i for i, name in enumerate(BRIEF_COLUMNS)}
+
+
+def test_the_constraint_columns_are_named_by_the_loader():
+    """The generator's constraint columns are the ones their names say (Sec. 5.2 of the
+    brief): TrackerDistance copies TotalDistance, SedentaryMinutes is cut, Calories copied."""
+    names = (D.COLUMNS[D._TOTAL], D.COLUMNS[D._TRACKER], D.COLUMNS[D._SEDENTARY],
+             D.COLUMNS[D._CALORIES])
+    assert names == ("TotalDistance", "TrackerDistance", "SedentaryMinutes", "Calories")
+    assert D.COLUMNS[D._TRACKER] == BRIEF_COLUMNS[2]
+
+
+def test_the_tracker_copy_lands_on_tracker_distance_and_a_shifted_index_fails(monkeypatch):
+    """The stand-in's TrackerDistance equals TotalDistance in 96.5 % of the moving rows and no
+    other distance column does; with the copy written to column 4 instead (the generated
+    mutant ldp_companion.spof.data:68:45:x2) the tracker check fails (20,000 rows)."""
+    table = D.synthetic_fitbit(GEN_ROWS, np.random.default_rng(3))
+    moving = table[:, 1] > 0
+    assert abs(_tracker_z(table)) < 4
+    assert np.mean(table[moving, 4] == table[moving, 1]) < 0.01   # VeryActiveDistance
+    monkeypatch.setattr(D, "_TRACKER", 4)
+    bad = D.synthetic_fitbit(GEN_ROWS, np.random.default_rng(3))
+    moving = bad[:, 1] > 0
+    assert abs(_tracker_z(bad)) > 4
+    assert np.mean(bad[moving, 4] == bad[moving, 1]) > 0.9
+
+
+def test_the_real_table_s_tracker_share_is_the_generator_s(real):
+    """Data fidelity: the stand-in's share of rows with TrackerDistance == TotalDistance is
+    the real export's (441 of 457 rows), to the three decimals it is given in."""
+    share = np.mean(real[:, COLUMN["TrackerDistance"]] == real[:, COLUMN["TotalDistance"]])
+    assert abs(share - D.TRACKER_EQUALS_TOTAL) <= 5e-4
+    assert int(round(share * len(real))) == 441

@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 from ldp_companion.ledger import Ledger  # noqa: E402
 from ldp_companion.tldp import algorithm as alg  # noqa: E402
 from ldp_companion.tldp import analysis as an  # noqa: E402
-from ldp_companion.tldp import checks, claims, figures, views  # noqa: E402
+from ldp_companion.tldp import checks, claims, error, figures, privacy, views  # noqa: E402
 from ldp_companion.tldp import experiment_claims as fig_claims  # noqa: E402
 from ldp_companion.tldp.items import CLAIM_KINDS, CLAIM_REFS  # noqa: E402
 
@@ -165,3 +165,80 @@ def test_figures_return_a_figure_with_caption_and_alt():
     assert len(shown.fig.axes) == 2  # one task: the baselines row and the weights row
     assert max(len(ax.get_legend_handles_labels()[1]) for ax in shown.fig.axes) <= 6
     matplotlib.pyplot.close("all")
+
+
+# --- Issue 44: independent checks of numbers the generated mutants found unread --------------
+
+def _gap_claims(acct, glued, brute, ratio=None, tv=None):
+    ledger = _ledger()
+    claims.record_integer_epsilon(ledger, acct, glued, brute)
+    claims.record_atom_delta(ledger, glued, checks.atom_delta_exact(epsilon=1.0))
+    if ratio is not None:
+        claims.record_noise_ratio(ledger, ratio, tv, 300)
+    return _verdicts(ledger)
+
+
+def test_the_brute_force_true_epsilon_is_the_integer_column():
+    # the all-0 against the all-255 MNIST image: I(Δ − 1)ε/Δ, to rounding, from 100 outputs
+    brute = checks.integer_pair_epsilon([0.5, 1.0], checks.PAIR_DRAWS, np.random.default_rng(3))
+    assert brute == pytest.approx(784 * 255 / 256 * np.array([0.5, 1.0]), rel=1e-12)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        checks.integer_pair_epsilon([1.0], 1.5, np.random.default_rng(3))
+    with pytest.raises(ValueError, match="epsilon"):
+        checks.integer_pair_epsilon([0.0], 10, np.random.default_rng(3))
+
+
+def test_the_integer_column_with_the_range_s_width_fails_the_brute_force():
+    """The generated mutant checks:120:74:x0.5 (``max_diff = Δ − 1`` written ``Δ − 0``) made
+    the table's integer column Iε, the continuous one; the brute force tells it (the prose's
+    number at ε = 1, still right, keeps the verdict at partly)."""
+    eps = [0.1, 1.0, 10.0]
+    acct, glued = checks.accounting_table(eps), checks.mnist_at_eps1()
+    brute = checks.integer_pair_epsilon([*eps, 1.0], checks.PAIR_DRAWS,
+                                        np.random.default_rng(0))
+    assert _gap_claims(acct, glued, brute)["thm1-true-eps-l-brute"] == "holds"
+    mutated = acct.assign(tldp_l_int=privacy.laplace_true_epsilon(784, 256.0, eps,
+                                                                  max_diff=256.0))
+    assert _gap_claims(mutated, glued, brute)["thm1-true-eps-l-brute"] == "partly"
+    with pytest.raises(ValueError, match="brute must hold 4 values"):
+        _gap_claims(acct, glued, brute[:-1])
+
+
+def test_the_atom_delta_is_exact_and_tells_another_epsilon(monkeypatch):
+    """log₁₀ δ of an MNIST image at ε = 1 is log₁₀ 784 − 342.76 (the brief's log₁₀ p); the
+    generated mutant checks:133:53:x0.5 (the glued δ computed at ε = 0.5) fails the claim."""
+    assert checks.atom_delta_exact(1.0) == pytest.approx(math.log10(784) - 342.76, abs=0.01)
+    with pytest.raises(ValueError, match="epsilon"):
+        checks.atom_delta_exact(-1.0)
+    acct = checks.accounting_table([1.0])
+    brute = np.full(2, 784 * 255 / 256)
+    assert _gap_claims(acct, checks.mnist_at_eps1(), brute)["thm1-atom-delta"] == "holds"
+    original = alg.log_retain_prob
+    monkeypatch.setattr(alg, "log_retain_prob",
+                        lambda size, d, eps, noise="laplace": original(size, d, eps / 2, noise))
+    glued = checks.mnist_at_eps1()
+    assert glued["tldp-log10-atom-delta"] < -170
+    assert _gap_claims(acct, glued, brute)["thm1-atom-delta"] == "fails"
+
+
+def test_the_noise_ratio_claim_tells_a_halved_or_constant_ratio():
+    """The corrected 2/√ε against the Monte Carlo ratio (300 MNIST-shaped tensors per cell)
+    holds; halved (the generated mutant checks:305:47:x0.5) or Table V's constant 2√2 (at
+    ε ≠ ½) it fails."""
+    rng = np.random.default_rng(5)
+    tv = pd.DataFrame([
+        {"epsilon": e, "mechanism": m,
+         **dict(zip(["monte carlo", "mc s.e."],
+                    error.monte_carlo_error(m, (28, 28), 256.0, e, 300, rng)))}
+        for e in (1.0, 2.0, 8.0) for m in ("tldp_l", "tldp_g")])
+    ratio = checks.noise_ratio_table(tv)
+    acct, glued = checks.accounting_table([1.0]), checks.mnist_at_eps1()
+    brute = np.full(2, 784 * 255 / 256)
+
+    def verdict(table):
+        return _gap_claims(acct, glued, brute, table, tv)["table5-l-over-g"]
+
+    assert verdict(ratio) == "holds"
+    corrected = "corrected: 2/√ε"
+    assert verdict(ratio.assign(**{corrected: ratio[corrected] / 2})) == "fails"
+    assert verdict(ratio.assign(**{corrected: ratio["Table V: 2√2"]})) == "fails"

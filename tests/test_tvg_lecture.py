@@ -14,6 +14,7 @@ from ldp_companion.ledger import Ledger
 from ldp_companion.tables import raw_labels
 from ldp_companion.tvg import (alg1_checks, algebra_checks, bounds, covariance, figure_claims,
                                figures, noise, release, results, setting_tables, table4)
+from ldp_companion.tvg import calibration_checks as cal
 from ldp_companion.tvg import theorem_checks as thm
 from ldp_companion.tvg.items import CLAIM_KINDS, CLAIM_REFS
 
@@ -199,8 +200,53 @@ def test_ctg_grid_and_figure():
     fig, caption = figures.ctg_figure(runs, [1.0, 10.0])
     assert len(fig.axes) == 2 and "over 2 draws" in caption and "of 2 ε" in caption
     led = _ledger()
-    figure_claims.record_ctg(led, runs)
-    assert set(_verdicts(led)) == {"fig5-ctg-idn", "fig5-ctg-jl-mm", "fig5-ctg-fair-gauss"}
+    figure_claims.record_ctg(led, runs, DELTA, np.random.default_rng(6))
+    assert set(_verdicts(led)) == {"fig5-ctg-idn", "fig5-ctg-jl-mm", "fig5-ctg-fair-gauss",
+                                   "fig5-jl-unbiased"}
+
+
+def _jl_mutant(power: int, sign: int):
+    """``jl_covariance`` with its bias correction ``− w²I`` turned to ``+ sign·w^power I``:
+    ``(2, +1)`` and ``(4, −1)`` are the generated mutants ``covariance:100:30:swap`` and
+    ``covariance:100:33:x2`` (``w`` as Blocki et al. and the function compute it)."""
+    original = covariance.jl_covariance
+
+    def jl_covariance(x, epsilon, delta=1e-5, *, rng, rows):
+        n, d = np.shape(x)
+        w = 16 * math.sqrt(rows * math.log(2 / delta)) * math.log(16 * rows / delta) / epsilon
+        out = original(x, epsilon, delta, rng=rng, rows=rows)
+        return out + d / n * (w**2 + sign * w**power) * np.eye(d)
+    return jl_covariance
+
+
+def test_the_jl_baseline_s_mean_is_the_covariance_it_estimates():
+    """fig5-jl-unbiased: the mean of 2,000 JL releases per ε matches XᵀX/N on the code as
+    written; with the correction's sign swapped (+w²I) or written w⁴I, the two generated
+    mutants no claim caught, every ε fails."""
+    def verdict():
+        led = _ledger()
+        cal.record_jl_unbiased(led, cal.jl_mean([1.0, 1e3], DELTA, np.random.default_rng(8)))
+        return _verdicts(led)["fig5-jl-unbiased"]
+
+    assert verdict() == "holds"
+    for power, sign in ((2, 1), (4, -1)):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(covariance, "jl_covariance", _jl_mutant(power, sign))
+            assert verdict() == "fails"
+
+
+def test_jl_mean_checks_its_arguments():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"\(N, d\)"):
+        cal.jl_mean([1.0], DELTA, rng, shape=(12, 4, 1))
+    with pytest.raises(ValueError, match="N >= d"):
+        cal.jl_mean([1.0], DELTA, rng, shape=(3, 4))
+    with pytest.raises(ValueError, match="draws"):
+        cal.jl_mean([1.0], DELTA, rng, draws=1)
+    with pytest.raises(ValueError, match="eps_grid"):
+        cal.jl_mean([0.0], DELTA, rng)
+    with pytest.raises(TypeError, match="rng"):
+        cal.jl_mean([1.0], DELTA, 0)
 
 
 def test_setting_tables_follow_the_parameters():

@@ -13,6 +13,8 @@ Not one paper's chapter: it sits above the chapter packages (it reads TLDP's mec
   Wave's law against its sampler);
 * :mod:`~ldp_companion.compare.utility`: the error of each mechanism against the ε it really
   spends, and the decision map (which mechanism is best, by how much, per ε and task);
+* :mod:`~ldp_companion.compare.decision_checks`: what backs the decision map's F1 row (its
+  Bonferroni correction against the exact law of false winners in simulated null maps);
 * :mod:`~ldp_companion.compare.claims`: the papers' comparative claims at the claimed and at
   the true ε, recorded in the ledger.
 """

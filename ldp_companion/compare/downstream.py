@@ -142,8 +142,8 @@ def digits_chance(seed: int) -> float:
 def f1_decisions(f1: pd.DataFrame, level: float, chance: float) -> pd.DataFrame:
     """Per task and ε: the mechanism with the highest mean F1, the next, the best's lead (its
     mean over the next's, minus 1) and ``best``: the winner only where two tests decide it,
-    each at ``(1 − level) / m`` for the ``m`` tests of the task (Bonferroni, so all of them hold
-    together with probability ``level``):
+    each at ``(1 − level) / m`` for the ``m`` tests of the frame (Bonferroni: all of them hold
+    together with probability at least ``level``):
 
     * the best's F1 is above ``chance`` (one-sided t-test over its runs), else ``best`` is
       :data:`AT_CHANCE`;

@@ -28,8 +28,8 @@ def decision_figure(decisions: pd.DataFrame):
     chance = (tie == AT_CHANCE).to_numpy()
     index = grid.apply(lambda col: col.map(
         lambda n: names.index(n) if n in names else np.nan)).to_numpy(float)
-    cmap = ListedColormap([color(n) for n in names] or [_CHANCE_GREY])
-    cmap.set_bad(_CHANCE_GREY)
+    cmap = ListedColormap([color(n) for n in names] or [_CHANCE_GREY]).with_extremes(
+        bad=_CHANCE_GREY)
     fig, ax = plt.subplots(figsize=(6.6, 0.5 * len(tasks) + 1.2))
     ax.imshow(np.ma.masked_array(index, chance | np.isnan(index)), cmap=cmap, aspect="auto",
               vmin=-0.5, vmax=max(len(names), 1) - 0.5)

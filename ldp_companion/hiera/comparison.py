@@ -15,7 +15,7 @@ from ldp_companion.montecarlo import paired_differences
 from ldp_companion.plotting import label
 
 __all__ = ["SGD_METHODS", "PRIVATE", "crossovers", "record_fig2", "budget_explanation",
-           "budget_text",
+           "budget_text", "RANDOM_LEVEL_Z", "random_level_draws", "record_random_level",
            "sgd_quantiles", "sgd_medians", "record_fig3", "below_least_squares", "sgd_trend",
            "method_labels", "below_least_squares_summary"]
 
@@ -178,3 +178,57 @@ def below_least_squares_summary(below: pd.DataFrame) -> str:
     return ("private medians below the non-private least-squares median: "
             f"{int(below.to_numpy().sum())} of {below.size} (data set, ε, method) cells"
             + "".join(cells))
+
+
+#: Standard errors within which :func:`record_random_level` accepts the measured ratio.
+RANDOM_LEVEL_Z = 4.0
+
+
+def random_level_draws(base: float, n: int, rng: np.random.Generator) -> dict:
+    """The ``random_level`` ratio of :func:`budget_explanation` measured through Harmony's
+    sampler (Alg. 1): ``n`` users holding 0 (where Harmony's variance ``coth²(ε/2)`` is
+    largest) each report at the budget of a uniformly drawn level of :func:`paper_levels`
+    (``base``), ``n`` more at ``base`` itself; the ratio of the two sample variances and its
+    standard error (delta method, the fourth central moments measured too).
+
+    Returns
+    -------
+    dict
+        ``base``, ``n``, ``ratio`` and ``se``.
+    """
+    from ldp_companion.mechanisms.harmony import Harmony
+    from ldp_companion.validation import check_positive_int, check_rng
+
+    n, rng = check_positive_int(n, "n"), check_rng(rng)
+    if n < 2:
+        raise ValueError(f"n must be at least 2 (a sample variance needs two), got {n}")
+    L = paper_levels(base)
+    level = rng.integers(L.k, size=n)
+    mixed = np.empty(n)
+    for j, eps in enumerate(L.epsilons):  # one sampler per level (k of them), not per user
+        at = level == j
+        mixed[at] = Harmony(eps).privatize(np.zeros(int(at.sum())), rng)
+    at_base = Harmony(base).privatize(np.zeros(n), rng)
+    (v1, q1), (v0, q0) = ((y.var(ddof=1), np.var((y - y.mean()) ** 2)) for y in (mixed, at_base))
+    ratio = v1 / v0
+    return {"base": float(base), "n": n, "ratio": float(ratio),
+            "se": float(ratio * np.sqrt((q1 / v1 ** 2 + q0 / v0 ** 2) / n))}
+
+
+def record_random_level(ledger, why: dict, draws: dict) -> None:
+    """Claim ``random-level-variance``: the table's ratio (:func:`budget_explanation`) within
+    :data:`RANDOM_LEVEL_Z` standard errors of the one Harmony's sampler gives
+    (:func:`random_level_draws`, the same base)."""
+    if why["base"] != draws["base"]:
+        raise ValueError(f"why and draws are for bases {why['base']:g} and {draws['base']:g}")
+    z = (why["random_level"] - draws["ratio"]) / draws["se"]
+    ledger.condition(
+        "random-level-variance",
+        f"Fig. 2's explanation at base ε = {why['base']:g}: a bit perturbed at a uniformly"
+        " random level's budget has mean coth²(εⱼ/2) / coth²(ε/2) times Harmony's variance at"
+        f" ε (the ratio measured from Harmony's sampler, {draws['n']:,} users each way, value"
+        f" 0, within {RANDOM_LEVEL_Z:g} standard errors)",
+        ok=np.abs(np.float64(z)) < RANDOM_LEVEL_Z,
+        evidence={"table's ratio": why["random_level"], "measured ratio": draws["ratio"],
+                  "standard error": draws["se"], "z": z},
+        section="hiera-fig2")

@@ -10,17 +10,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ldp_companion.mechanisms import get_mechanism
+from ldp_companion.mechanisms.base import ScalarMechanism
 from ldp_companion.montecarlo import bonferroni_z, means_match, paired_differences
 from ldp_companion.paired import within_margin
 from ldp_companion.plotting import label
-from ldp_companion.pm import synthetic
+from ldp_companion.pm import fedsgd as fl, synthetic
 from ldp_companion.pm.discretize import discretized
-from ldp_companion.pm.experiments import split_task
+from ldp_companion.pm.experiments import LearningTask, split_task
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = ["FED_MECHS", "PROPOSED", "EXISTING", "TEST_FRACTION", "SIMILAR", "learning_tasks",
            "record_server", "top_epsilon_errors", "record_erm", "outputs_mechanisms",
-           "record_fig14", "record_fig12_13"]
+           "record_fig14", "record_fig12_13", "CLIP_THETA0", "clip_inputs", "record_clip"]
 
 #: The mechanisms of Figs. 8–10 (None: non-private training).
 FED_MECHS = {"non_private": None, **{m: m for m in [
@@ -175,3 +177,96 @@ def record_fig12_13(ledger, fed: pd.DataFrame, fed_disc: pd.DataFrame, continuou
         note=f"largest relative difference of the means {rel_gap.abs().max():.0%}",
         section="pm-fig12")
     return rel_gap
+
+
+#: Every coordinate of θ₀ in the clipping check: a model far from the tasks' optimum (whose
+#: coordinates are of order 1/√d), so that raw gradients pass both ends of [-1, 1].
+CLIP_THETA0 = 1.0
+
+
+class _Recorded(ScalarMechanism):
+    """``inner`` that keeps a copy of every input it is handed (before any check)."""
+
+    name = "recorded"
+
+    def __init__(self, inner: ScalarMechanism):
+        super().__init__(inner.epsilon)
+        self.inner, self.inputs = inner, []
+
+    def privatize(self, x, rng, clip: bool = False):
+        self.inputs.append(np.array(x, dtype=np.float64))  # before the domain check
+        return super().privatize(x, rng, clip=clip)
+
+    def _privatize(self, x, rng):
+        return self.inner.privatize(x, rng)
+
+    def _variance(self, x):
+        return self.inner.variance(x)
+
+    def worst_case_variance(self) -> float:
+        return self.inner.worst_case_variance()
+
+    def _output_law(self, x):
+        return self.inner.output_law(x)
+
+
+def clip_inputs(task, epsilon: float, lam: float, rng: np.random.Generator,
+                mechanism: str = "pm_sub") -> pd.DataFrame:
+    """One round of LDP-FedSGD (Alg. 1) at ``θ₀ = CLIP_THETA0 · 1`` with every training
+    vehicle of ``task`` in the group and Alg. 6 reporting all ``d`` coordinates (``k = d``):
+    the values :func:`~ldp_companion.pm.fedsgd.fedsgd` hands the scalar mechanism, next to
+    the raw gradients (:func:`~ldp_companion.pm.fedsgd.gradients`, Alg. 1 step 2 before
+    clipping).
+
+    Both are sorted: the inputs are the group's gradient entries in another order, and a
+    coordinate-wise clip is monotone, so the ``i``-th smallest input is the clip of the
+    ``i``-th smallest raw gradient.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``raw`` and ``input``, one row per (vehicle, coordinate).
+    """
+    if not isinstance(task, LearningTask):
+        raise TypeError(f"task must be a LearningTask, got {type(task).__name__}")
+    rng = check_rng(rng)
+    n, d = task.X_train.shape
+    theta0 = np.full(d, CLIP_THETA0)
+    mechs = []
+
+    def factory(eps):
+        mechs.append(_Recorded(get_mechanism(mechanism, eps)))
+        return mechs[-1]
+
+    fl.fedsgd(task.X_train, task.y_train, task.task, rng, epsilon=epsilon, mechanism=factory,
+              group_size=n, lam=lam, theta0=theta0, k=d)
+    seen = np.concatenate([a.ravel() for m in mechs for a in m.inputs])
+    raw = fl.gradients(theta0, task.X_train, task.y_train, task.task, lam).ravel()
+    if seen.size != raw.size:
+        raise RuntimeError(f"the mechanism saw {seen.size} values, not the group's {raw.size}")
+    return pd.DataFrame({"raw": np.sort(raw), "input": np.sort(seen)})
+
+
+def record_clip(ledger, table: pd.DataFrame) -> float:
+    """Claim ``fedsgd-clip``: what Alg. 1 hands the mechanism is each gradient coordinate
+    clipped to [-1, 1] (:func:`clip_inputs`), judged by the clip's own properties: every
+    input in the mechanism's domain [-1, 1], a raw value inside it unchanged, one beyond an
+    end replaced by that end (the nearest point), and raw values beyond both ends present.
+    Returns the share of raw gradient coordinates outside [-1, 1]."""
+    raw, seen = table["raw"].to_numpy(), table["input"].to_numpy()
+    above, below = raw > 1.0, raw < -1.0
+    inside = ~(above | below)
+    ok = np.all([np.all(np.abs(seen) <= 1.0), np.all(seen[inside] == raw[inside]),
+                 np.all(seen[above] == 1.0), np.all(seen[below] == -1.0),
+                 above.any() and below.any()])
+    ledger.condition(
+        "fedsgd-clip",
+        "Alg. 1 step 2: each coordinate of a vehicle's gradient is clipped to [-1, 1] before"
+        " Alg. 6 perturbs it (one round at θ₀ = 1: the values handed to the mechanism lie in"
+        " [-1, 1], equal the raw gradient inside it and the nearest end outside it)",
+        ok=ok,
+        evidence={"raw gradients above 1": above.mean(), "raw gradients below -1": below.mean(),
+                  "inputs at 1": np.mean(seen == 1.0), "inputs at -1": np.mean(seen == -1.0),
+                  "smallest input": seen.min(), "largest input": seen.max()},
+        section="pm-fedsgd")
+    return float(np.mean(above | below))

@@ -67,7 +67,7 @@ _ITEMS = [
                "recompute; the chapter states the same setting in prose (section pm-paper)."},
     {"ref": "Alg. 1",
      "title": "LDP-FedSGD: vehicles perturb gradients, server averages per group",
-     "status": "checked", "claims": ["fedsgd-server"]},
+     "status": "checked", "claims": ["fedsgd-server", "fedsgd-clip"]},
     {"ref": "Table III",
      "title": "Comparison of ε-ULDP, ε-RLDP, ε-RLCP and ε-ULCP paradigms",
      "status": "not reproduced",
@@ -201,7 +201,7 @@ _ITEMS = [
      "differs": _MEAN_LOST + "; the Vehicle panel's number of attributes is lost ('the last "
                 "[U] numeric attributes'): the last 20 are used",
      "claims": ["mse-laplace-worst", "mse-duchi-md", "fig6-hmtp-all", "fig6-pmsub-pm",
-                "fig6-3out-small"]},
+                "fig6-3out-small", "fig6-budget-share"]},
     {"ref": "Fig. 7",
      "title": "Mean-estimation MSE vs ε on four synthetic Gaussian data sets",
      "status": "reproduced", "artifact": "pm-fig7",
@@ -438,9 +438,11 @@ CLAIM_REFS = {
     "fig6-hmtp-all": ["Fig. 6", "Fig. 7"],
     "fig6-pmsub-pm": ["Fig. 6"],
     "fig6-3out-small": ["Fig. 6"],
+    "fig6-budget-share": ["Fig. 6"],  # Sec. VII-A's split of ε, which Fig. 6's data sets use
     "fig11-monotone": ["Sec. VII-C"],
     # LDP-FedSGD (Figs. 8-10, 14)
     "fedsgd-server": ["Alg. 1", "Lemma 12", "Lemma 14"],
+    "fedsgd-clip": ["Alg. 1"],
     "erm-laplace-linear": ["Fig. 9"],
     "erm-improves": ["Fig. 8", "Fig. 9", "Fig. 10"],
     "erm-proposed-better": ["Fig. 8", "Fig. 9", "Fig. 10"],
@@ -527,7 +529,9 @@ CLAIM_REFS = {
 #   - mse-analytic -> Lemma 14 (the per-attribute variance the expected MSE is built from)
 #     and Lemma 12 (unbiasedness).
 #   - fedsgd-server -> Alg. 1 (its server step), with Lemmas 12 and 14 (the unbiasedness and
-#     the variance it relies on).
+#     the variance it relies on); fedsgd-clip -> Alg. 1 (its step 2, the clip to [-1, 1]).
+#   - fig6-budget-share -> Fig. 6: Sec. VII-A's split (numeric attributes get ε·d_num/d) is
+#     stated for Fig. 6's data sets, and the paper has no Sec. VII-A item of its own.
 #   - erm-improves: not a sentence of the paper, read off Figs. 8-10.
 #   - eq36-argmin -> Eq. (36) and Fig. 28 (see above).
 #   - lemma13-slope / lemma13-ratio: Lemma 13's rate in n and in d (its constant is not given).

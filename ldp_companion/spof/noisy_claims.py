@@ -14,7 +14,7 @@ from ldp_companion.spof import noisy, taylor
 
 __all__ = ["record_thm1", "cdf_table", "record_cdf", "prob_table", "record_prop4",
            "fig5_table", "record_fig5", "fig4_medians", "record_fig4", "CDF_POINTS",
-           "H_LEVELS", "FIG4_H", "SIGMA_GRID"]
+           "H_LEVELS", "FIG4_H", "SIGMA_GRID", "EQ53_MC", "record_laws", "record_b_squared"]
 
 #: Where the law of X = b_r is compared (σ̃ = 1, h = ½): at t = 1 every law gives ½.
 CDF_POINTS = [0.5, 1.0, 1.5]
@@ -63,13 +63,18 @@ def record_thm1(ledger, rng, *, n: int, l: int, sigma: float) -> pd.Series:
 
 def cdf_table(n_mc: int, rng, st: float = 1.0, h: float = 0.5) -> pd.DataFrame:
     """``P[X < t]`` for ``X = b_r``, ``D ~ N(0, st²)``, at :data:`CDF_POINTS`: Monte Carlo
-    (``n_mc`` draws), the closed form and the paper's Eq. 53."""
-    draws = noisy.b_of_d(rng.normal(0, st, n_mc), h)
+    (``n_mc`` draws), the closed form and the paper's Eq. 53; and, from the same draws of
+    ``D``, the Monte Carlo of ``(1 + h)Y/(1 + hY)``, ``Y = e^D`` (:data:`EQ53_MC`), the
+    variable whose law Eq. 53 is: Eq. 50's inverse ``y = x/(1 - hx + h)`` solves for it."""
+    d = rng.normal(0, st, n_mc)
+    draws, y = noisy.b_of_d(d, h), np.exp(d)
+    eq53_draws = (1 + h) * y / (1 + h * y)
     t = np.array(CDF_POINTS)
     return pd.DataFrame(
         {"Monte Carlo": [(draws < v).mean() for v in CDF_POINTS],
          "closed form": noisy.fx_cdf_exact(t, h, st),
-         "paper (53)": noisy.fx_cdf_paper(t, h, st)},
+         "paper (53)": noisy.fx_cdf_paper(t, h, st),
+         EQ53_MC: [(eq53_draws < v).mean() for v in CDF_POINTS]},
         index=pd.Index(CDF_POINTS, name="P[X < t], t ="))
 
 
@@ -142,3 +147,51 @@ def record_fig4(ledger, med: np.ndarray, l: int) -> None:
         med.max() / med.min(), "<=", 2.0, names=("ratio of medians", "2"),
         note=("the authors' curves (Eq. 53 at b/l, without the order statistic) differ by"
               f" at most {np.ptp(f4, axis=0).max():.3f}"))
+
+
+#: The column of :func:`cdf_table` that draws the variable Eq. 53 is the law of.
+EQ53_MC = "Monte Carlo, (1+h)Y/(1+hY)"
+#: Standard errors within which :func:`record_laws` takes a law to match its Monte Carlo.
+_LAW_Z = 5.0
+
+
+def record_laws(ledger, cdf: pd.DataFrame, n_mc: int) -> float:
+    """Record ``appF-laws`` from :func:`cdf_table`: the closed-form CDF against the Monte
+    Carlo of ``X = b_r`` and Eq. 53's CDF against that of ``(1 + h)Y/(1 + hY)``, at every
+    ``t``, each within 5 standard errors ``sqrt(p(1 - p)/n_mc)`` of the law's ``p``.
+
+    Returns
+    -------
+    float
+        The largest gap, in standard errors (``inf`` for a gap where the law gives 0 or 1).
+    """
+    law = cdf[["closed form", "paper (53)"]].to_numpy()
+    mc = cdf[["Monte Carlo", EQ53_MC]].to_numpy()
+    gap, se = np.abs(law - mc), np.sqrt(law * (1 - law) / n_mc)
+    ledger.compare(
+        "appF-laws",
+        "App. F.II: the two laws of b_r the chapter computes are those of their variables:"
+        " the closed form Φ(ln(t(1 − h)/(1 − ht))/σ̃) that of X = b_r, and Eq. 53's that of"
+        " (1 + h)Y/(1 + hY), Y = e^D (σ̃ = 1, h = ½; P[· < t] at t = ½, 1 and 3/2 against"
+        f" {n_mc:,} draws of D, within {_LAW_Z:g} s.e.)",
+        gap, "<=", _LAW_Z * se, names=("|law − Monte Carlo|", f"{_LAW_Z:g} s.e."))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
+    return float(z.max())
+
+
+def record_b_squared(ledger, c6: pd.Series) -> None:
+    """Record ``thm1-b-squared`` from :func:`record_thm1`'s errors: with α₃ = 1/8, the
+    quadratic coefficient ``b²α₃`` keeps the error within the second-order remainder bound
+    ``(|bz − t|)⁴/192`` and Thm. 1's ``bα₃`` does not (Eq. 42: ``f̃⁽ʳ⁾ = bʳ f⁽ʳ⁾``)."""
+    bound = float(taylor.remainder_bound(_B * _ZMAX + abs(_T)))
+    one, two = c6["b·α₃ (α₃ = 1/8)"], c6["b²·α₃ (α₃ = 1/8)"]
+    ledger.condition(
+        "thm1-b-squared",
+        "Eq. 42: in z the noisy loss's r-th derivative scales with b_jʳ, so with α₃ = 1/8"
+        " the quadratic coefficient is b_j² α₃, not Thm. 1's b_j α₃ (largest error at"
+        " x = 0.3, b = 2, t = 0.1, |z| ≤ 0.3: with b_j² α₃ within the second-order remainder"
+        " bound (|bz − t|)⁴/192, with b_j α₃ above it)",
+        np.array([two <= bound, one > bound]),
+        evidence={"error with b_j² α₃": two, "error with b_j α₃": one,
+                  "remainder bound": bound})

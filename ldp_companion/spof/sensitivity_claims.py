@@ -19,7 +19,7 @@ from ldp_companion.spof import sensitivity, taylor, train
 
 __all__ = ["shifted_coefficients", "brute_sensitivities", "prop3_table", "record_delta",
            "record_alg2", "clipping_properties", "eq57", "fig6_table", "fig6_facts", "record_fig6",
-           "A_GRID", "FIG6_ROWS"]
+           "A_GRID", "FIG6_ROWS", "APP_H", "record_clip_looseness", "record_app_h"]
 
 #: App. H's range of expansion points a.
 A_GRID = np.linspace(-2, 10, 1201)
@@ -220,3 +220,49 @@ def record_fig6(ledger, fig6: pd.DataFrame, facts: dict) -> None:
                   "DP-SGD clipped, 2C": facts["two_c"]},
         note=f"(58) is below the clipped 2C for a in [{lo:.2f}, {hi:.2f}]; never below the"
              " unclipped bound")
+
+
+def record_clip_looseness(ledger, n: int, clip: float) -> float:
+    """Record ``appB2-clipped-loose``: App. B.II's clipped ΔSGD = 2nC, as the training's
+    :func:`~ldp_companion.spof.sensitivity.delta_sgd` gives it, over the largest L1 distance
+    of two gradients clipped by the training's Eq. 15 (opposite gradients along
+    ``(1, …, 1)``: ``2C√n``, the most Cauchy–Schwarz allows) is ``√n``.
+
+    Returns
+    -------
+    float
+        The measured ratio.
+    """
+    ends = train.clip_gradients(np.array([[10 * clip] * n, [-10 * clip] * n]), clip)
+    largest = np.abs(ends[0] - ends[1]).sum()
+    bound = sensitivity.delta_sgd(n, clipped=True, clip=clip)
+    ratio = float(bound / largest)
+    ledger.condition(
+        "appB2-clipped-loose",
+        f"App. B.II's clipped ΔSGD = 2nC is loose by exactly √n (n = {n}): over the largest"
+        " L1 distance of two clipped gradients (the training's ΔSGD and Eq. 15; opposite"
+        " gradients along (1, …, 1), 2C√n by Cauchy–Schwarz) it is √n",
+        np.isclose(ratio, math.sqrt(n), rtol=1e-12, atol=0.0),
+        evidence={"2nC": bound, "largest L1 distance": largest, "ratio": ratio,
+                  "√n": math.sqrt(n)})
+    return ratio
+
+
+#: App. H's numbers for Eq. 58 as printed (its paragraph on Fig. 6, four decimals): within
+#: Fig. 6's range of a, its minimiser and minimum, and its value at a = 0.
+APP_H = {"a at the minimum": 0.9057, "minimum": 4.0348, "value at a = 0": 4.6931}
+
+
+def record_app_h(ledger, facts: dict) -> None:
+    """Record ``fig6-app-h`` from :func:`fig6_facts`: App. H's minimiser, minimum and value
+    at ``a = 0`` of Eq. 58 (:data:`APP_H`) against Eq. 58 as the package prints it, within
+    half a unit of the fourth decimal."""
+    a_min = facts["a_min_paper"]
+    ours = [a_min, *sensitivity.spof_feature_paper(np.array([a_min, 0.0]))]
+    ledger.close(
+        "fig6-app-h",
+        "App. H: within Fig. 6's range of a, Eq. 58 is smallest, ≈ 4.0348, at a ≈ 0.9057,"
+        " and ≈ 4.6931 at a = 0 (Eq. 58 as printed, minimised by a bounded search on"
+        " a from −2 to 10)",
+        np.array(list(APP_H.values())), np.array(ours, dtype=float), atol=5e-5,
+        note="Eq. 58 itself is not the sensitivity (fig6-eq58); these are its values")

@@ -51,9 +51,12 @@ def thm1(c6: pd.Series):
 
 
 def cdf(table: pd.DataFrame):
-    """P[X < t]: Monte Carlo, the closed form and Eq. 53."""
+    """P[X < t]: Monte Carlo, the closed form and Eq. 53; and the Monte Carlo of the
+    variable Eq. 53 describes."""
     return show_table(table.rename_axis("t"), "P[X < t] for X = b_r (σ̃ = 1, h = ½):"
-                      " Monte Carlo, the closed form and the paper's Eq. 53", formats=_G4)
+                      " Monte Carlo, the closed form and the paper's Eq. 53; last, P[V < t]"
+                      " by Monte Carlo for V = (1 + h)Y/(1 + hY), Y = e^D, whose law Eq. 53"
+                      " is", formats=_G4)
 
 
 def prob(table: pd.DataFrame, sigma: float):

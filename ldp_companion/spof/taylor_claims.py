@@ -13,7 +13,7 @@ import sympy
 from ldp_companion.spof import taylor
 
 __all__ = ["sympy_coefficients", "f2_second_difference", "record_eq12", "prop1_table",
-           "record_prop1"]
+           "record_prop1", "record_prop1_factor"]
 
 _FD_STEP = 1e-4   # step of the central differences of f₂
 
@@ -118,3 +118,21 @@ def record_prop1(ledger, prop1: pd.DataFrame, derivs) -> None:
         " most δ⁴/192 (δ from 10⁻³ to 3, up to float round-off)",
         prop1["exact 2nd order"].to_numpy(), "<=", prop1["δ⁴/192"].to_numpy(), atol=1e-15,
         names=("largest error", "δ⁴/192"))
+
+
+def record_prop1_factor(ledger, prop1: pd.DataFrame) -> None:
+    """Record ``prop1-factor`` from :func:`prop1_table`: its column ``e^δ − 1 − δ − δ²/2``
+    (Prop. 1's factor, from which the G each δ needs is read) between ``δ³/6`` and
+    ``δ³e^δ/6``, at each ``δ > 0`` of the table: Taylor's remainder of ``e^δ`` after the
+    quadratic term is ``e^ξ δ³/6`` for some ``0 < ξ < δ`` (Lagrange's form)."""
+    delta = prop1.index.to_numpy(dtype=float)
+    factor = prop1["e^δ − 1 − δ − δ²/2"].to_numpy()
+    low, high = delta**3 / 6, delta**3 * np.exp(delta) / 6
+    ok = (low <= factor) & (factor <= high)
+    ledger.condition(
+        "prop1-factor",
+        "Prop. 1's factor e^δ − 1 − δ − δ²/2, from which the table reads the G each δ needs,"
+        " is of order δ³: between δ³/6 and δ³e^δ/6 (Taylor's remainder of e^δ in"
+        f" Lagrange's form; δ from {delta.min():g} to {delta.max():g})",
+        ok, ours=f"{int(ok.sum())} of {ok.size} values of δ within both bounds",
+        evidence={"δ": delta, "e^δ − 1 − δ − δ²/2": factor, "δ³/6": low, "δ³e^δ/6": high})

@@ -28,7 +28,7 @@ __all__ = ["DELTA_PAPER", "Z", "SHAPES", "SIZES", "EPS_DENSE", "W_GRID", "ETAS",
            "extreme_pair_loss", "image_pairs", "audit_table", "attack_table",
            "ATTACK_MECHANISMS", "attack_standard_error", "mnist_unit_images", "same_outputs",
            "same_law", "weight_audits", "keep_rates", "weights_change_outputs",
-           "noise_ratio_table"]
+           "noise_ratio_table", "PAIR_DRAWS", "integer_pair_epsilon", "atom_delta_exact"]
 
 #: Δ of Tables I–IV (8-bit images).
 DELTA_PAPER = 256.0
@@ -304,3 +304,75 @@ def noise_ratio_table(tv: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"Table V: 2√2": 2 * math.sqrt(2),
                          "corrected: 2/√ε": 2 / np.sqrt(measured.index),
                          "Monte Carlo": measured}).rename_axis("ε")
+
+
+#: Outputs per image of :func:`integer_pair_epsilon`: an entry's draws all miss the side of the
+#: input where its privacy loss is largest with probability 2⁻¹⁰⁰ (784 entries, a few ε: the
+#: supremum is missed with probability below 10⁻²⁵).
+PAIR_DRAWS = 100
+
+
+def integer_pair_epsilon(eps_grid, n: int, rng) -> np.ndarray:
+    """TLDP-L's true ε on 8-bit MNIST images by brute force: the check of the integer column
+    of :func:`accounting_table` (Theorem 1, on Table I's integers {0, …, Δ − 1}).
+
+    The pair is the all-black image against the all-white one (0 and
+    ``np.iinfo(np.uint8).max`` = 255 on every pixel, Δ = 256). ``n`` outputs of TLDP-L's
+    sampler (Alg. 1) are drawn under each image, and each entry's privacy loss
+    ``ln f(yᵢ | xᵢ) − ln f(yᵢ | x′ᵢ)`` is read from scipy's Laplace density at Alg. 1's
+    ``b = Δ/ε``. The entries' noises are independent, so the supremum of the tensor's loss over
+    all outputs is the sum of its entries' suprema; an entry's is reached by every output at
+    or beyond its input, away from the other image (half of them), so the largest loss over
+    the draws is exact. (A kept entry equals its input, so it is one of those outputs: the
+    atoms do not change the supremum; their δ is :func:`atom_delta_exact`'s.)
+
+    Parameters
+    ----------
+    eps_grid : array_like
+        Nominal ε (each > 0).
+    n : int
+        Outputs per image and ε.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray
+        One true ε per entry of ``eps_grid``: the largest loss over both orders of the pair.
+    """
+    from ldp_companion.validation import check_positive_int, check_rng
+
+    n, rng = check_positive_int(n, "n"), check_rng(rng)
+    black = np.zeros((28, 28))
+    white = np.full((28, 28), float(np.iinfo(np.uint8).max))
+    out = []
+    for e in np.atleast_1d(np.asarray(eps_grid, float)):
+        sample, b = privacy.tldp_sampler(e, DELTA_PAPER), alg.noise_scale(DELTA_PAPER, e)
+        sups = []
+        for x, x_prime in ((black, white), (white, black)):
+            y = sample(x, n, rng)
+            loss = stats.laplace.logpdf(y, x, b) - stats.laplace.logpdf(y, x_prime, b)
+            sups.append(loss.max(axis=0).sum())  # entry by entry over the draws, then summed
+        out.append(max(sups))
+    return np.array(out, dtype=float)
+
+
+def atom_delta_exact(epsilon: float = 1.0, digits: int = 60) -> float:
+    """log₁₀ of the atoms' δ = 1 − (1 − p)^I of an MNIST image (I = 784, Δ = 256), exactly:
+    the check of the number :func:`mnist_at_eps1` glues (there ``log₁₀ Ip``, from the log-space
+    ``p`` of :func:`~ldp_companion.tldp.algorithm.log_retain_prob`).
+
+    ``p`` is Alg. 1's line 2 as printed, ``e^(ε − IΔ/b) / (2b + e^(ε − IΔ/b))`` with
+    ``b = Δ/ε``, evaluated in ``digits``-digit arithmetic (mpmath: at ε = 1, ``p ≈ 10⁻³⁴³``
+    is 0.0 in float64), and δ is the exact ``1 − (1 − p)^I``, not ``Ip``.
+    """
+    import mpmath
+
+    from ldp_companion.validation import check_epsilon, check_positive_int
+
+    eps, digits = check_epsilon(epsilon), check_positive_int(digits, "digits")
+    with mpmath.workdps(digits):
+        e, d = mpmath.mpf(eps), mpmath.mpf(DELTA_PAPER)
+        b = d / e
+        top = mpmath.exp(e - _MNIST * d / b)
+        p = top / (2 * b + top)
+        return float(mpmath.log10(-mpmath.expm1(_MNIST * mpmath.log1p(-p))))

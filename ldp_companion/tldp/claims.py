@@ -15,10 +15,10 @@ from ldp_companion.plotting import label
 from ldp_companion.tldp import error
 from ldp_companion.tldp.checks import W_GRID, Z
 
-__all__ = ["record_ceilings", "record_units", "record_window", "record_proof_steps",
-           "record_accounting", "record_spent", "record_loss", "record_audits",
-           "record_attack", "record_theorem2", "record_theorem3", "record_keep_rate",
-           "record_weights", "record_table5", "JENSEN"]
+__all__ = ["record_ceilings", "record_units", "record_window", "record_proof_steps", "JENSEN",
+           "record_accounting", "record_spent", "record_loss", "record_audits", "record_attack",
+           "record_theorem2", "record_theorem3", "record_keep_rate", "record_weights",
+           "record_table5", "record_integer_epsilon", "record_atom_delta", "record_noise_ratio"]
 
 #: E‖Z‖ ≥ (1 − 1 %)·√E‖Z‖² at I = 784 for the laws of Table V.
 JENSEN = 0.01
@@ -252,3 +252,44 @@ def record_table5(ledger, tv: pd.DataFrame, n: int) -> None:
         "Table V / Sec. V-C: TLDP-G adds less noise than TLDP-L (each ε; Monte Carlo)",
         norms["tldp_g"].to_numpy(), "<", norms["tldp_l"].to_numpy(),
         names=("E‖Z‖ of TLDP-G", "E‖Z‖ of TLDP-L"))
+
+
+def record_integer_epsilon(ledger, acct: pd.DataFrame, glued: dict, brute) -> None:
+    """TLDP-L's true ε on 8-bit images as the chapter accounts it (the integer column of
+    :func:`~ldp_companion.tldp.checks.accounting_table` and the prose's number at ε = 1 from
+    :func:`~ldp_companion.tldp.checks.mnist_at_eps1`) against the brute force of
+    :func:`~ldp_companion.tldp.checks.integer_pair_epsilon` at the table's ε and then ε = 1
+    (``brute``, one longer than the table)."""
+    ours = np.append(acct["tldp_l_int"].to_numpy(), glued["tldp-true-l-mnist"])
+    if np.shape(brute) != ours.shape:
+        raise ValueError(f"brute must hold {ours.size} values (the table's ε, then ε = 1), "
+                         f"got shape {np.shape(brute)}")
+    ledger.close(
+        "thm1-true-eps-l-brute",
+        "TLDP-L's true ε on 8-bit MNIST images as accounted (the table's integer column at each"
+        " ε, the prose's number at ε = 1) is the largest privacy loss of the all-0 image"
+        " against the all-255 one, by brute force over outputs of TLDP-L's sampler (Laplace"
+        " density, b = Δ/ε)", brute, ours, rtol=1e-9)
+
+
+def record_atom_delta(ledger, glued: dict, exact_log10: float) -> None:
+    """The atoms' δ the prose states (:func:`~ldp_companion.tldp.checks.mnist_at_eps1`)
+    against its exact value (:func:`~ldp_companion.tldp.checks.atom_delta_exact`)."""
+    ledger.close(
+        "thm1-atom-delta",
+        "The atoms' δ the page states for an MNIST image at ε = 1 (log₁₀ Ip, p in log space)"
+        " is log₁₀ of 1 − (1 − p)^I with Alg. 1's p as printed (b = Δ/ε), evaluated in"
+        " 60-digit arithmetic", exact_log10, glued["tldp-log10-atom-delta"], atol=1e-9)
+
+
+def record_noise_ratio(ledger, ratio: pd.DataFrame, tv: pd.DataFrame, n: int) -> None:
+    """The corrected ratio of TLDP-L's noise norm to TLDP-G's, ``2/√ε``, against the Monte
+    Carlo ratio (``ratio`` from :func:`~ldp_companion.tldp.checks.noise_ratio_table`, ``tv``
+    the table it was made from, for the standard errors)."""
+    rse = (tv["mc s.e."] / tv["monte carlo"]).groupby(tv["mechanism"]).max()
+    ledger.close(
+        "table5-l-over-g",
+        "TLDP-L's noise norm over TLDP-G's is 2/√ε (Alg. 1's b = Δ/ε and σ = Δ/√(2ε); Table"
+        f" V prints a constant 2√2): against the Monte Carlo ratio (MNIST, {n:,} tensors, each"
+        " ε)", ratio["corrected: 2/√ε"].to_numpy(), ratio["Monte Carlo"].to_numpy(),
+        rtol=JENSEN + Z * (rse["tldp_l"] + rse["tldp_g"]))

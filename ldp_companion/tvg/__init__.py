@@ -21,7 +21,7 @@
 * what the chapter page calls, one module per idea: :mod:`~ldp_companion.tvg.algebra_checks`
   (Defs. 3–8, Lemmas 1–3, Cor. 1), :mod:`~ldp_companion.tvg.theorem_checks` (Theorems 1–4,
   Eq. 32), :mod:`~ldp_companion.tvg.calibration_checks` (MVG's noise against Eq. 30 and
-  Table IV, the releases' draws against their calibration),
+  Table IV, the releases' draws against their calibration, the JL baseline's mean),
   :mod:`~ldp_companion.tvg.alg1_checks` (Alg. 1, Eq. 29, Cor. 2),
   :mod:`~ldp_companion.tvg.table4` (Table IV), :mod:`~ldp_companion.tvg.setting_tables`
   (Tables II–III against ours), :mod:`~ldp_companion.tvg.results` (summaries of the runs),

@@ -5,6 +5,8 @@ same run index: the same data split) in the chapter's ledger, whose
 :meth:`~ldp_companion.ledger.Ledger.difference` computes the verdict (``inconclusive`` when the
 runs cannot separate the two mechanisms). Cells where both mechanisms sit at chance are left
 out (:func:`~ldp_companion.paired.off_chance`): there the curves cannot differ at all.
+:func:`record_ctg` also records that the panel's JL baseline is unbiased, from a Monte Carlo of
+its own (:func:`~ldp_companion.tvg.calibration_checks.jl_mean`).
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.paired import gain, off_chance, wide
+from ldp_companion.tvg.calibration_checks import jl_mean, record_jl_unbiased
 
 __all__ = ["CHANCE", "AUC_CHANCE", "beats", "record_ctg", "record_fig5", "record_fig4",
            "record_fig3", "record_paper_sgd", "record_paper_networks"]
@@ -35,9 +38,10 @@ def _ordering(runs: pd.DataFrame, floor: float = CHANCE, metric: str = "accuracy
     return np.vstack([beats(runs, a, b, floor, metric, table) for a, b in _ORDER_PAIRS])
 
 
-def record_ctg(ledger, runs: pd.DataFrame) -> None:
+def record_ctg(ledger, runs: pd.DataFrame, delta: float, rng: np.random.Generator) -> None:
     """Record Fig. 5's CTG claims from :func:`~ldp_companion.tvg.covariance.ctg_grid`'s
-    runs, on log RSS."""
+    runs (at ``delta``), on log RSS, and that the JL baseline among them is unbiased at the
+    runs' ε (:func:`~ldp_companion.tvg.calibration_checks.jl_mean`, drawn from ``rng``)."""
     log_ctg = wide(runs.assign(rss=np.log(runs["rss"])), "rss")
     ledger.difference(
         "fig5-ctg-idn",
@@ -53,6 +57,7 @@ def record_ctg(ledger, runs: pd.DataFrame) -> None:
         "Fig. 5 (CTG), against the standard Gaussian on vec f (analytic): IDN has the"
         " smaller RSS",
         gain(log_ctg, "gauss_analytic", "idn"))
+    record_jl_unbiased(ledger, jl_mean(np.unique(runs["epsilon"]), delta, rng))
 
 
 def record_fig5(ledger, runs: pd.DataFrame, best_low: float, eps_max: float) -> None:

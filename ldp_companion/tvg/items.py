@@ -47,7 +47,7 @@ CLAIM_REFS = {
     "tables23-shapes": ["Table II", "Table III"],
     "tvg-vs-gaussian": ["Sec. I", "Theorem 3", "Table IV"],
     "fig5-ctg-idn": "Fig. 5", "fig5-ctg-jl-mm": "Fig. 5",
-    "fig5-ctg-fair-gauss": "Fig. 5",
+    "fig5-ctg-fair-gauss": "Fig. 5", "fig5-jl-unbiased": "Fig. 5",
     "fig5-idn-best": "Fig. 5", "fig5-udn-mvg": "Fig. 5", "fig5-directional": ["Fig. 5", "Alg. 1"],
     "fig5-chance": "Fig. 5",
     "fig4-idn-best": "Fig. 4", "fig4-udn-mvg": "Fig. 4", "fig4-fair-gauss": "Fig. 4",
@@ -66,6 +66,7 @@ CLAIM_KINDS = {
     "release-noise": "beyond the paper",
     "tables23-shapes": "beyond the paper", "cor2-udn": "beyond the paper",
     "fig5-ctg-fair-gauss": "beyond the paper", "fig4-fair-gauss": "beyond the paper",
+    "fig5-jl-unbiased": "beyond the paper",
     "fig5-directional": "beyond the paper", "fig5-chance": "beyond the paper",
 }
 
