@@ -92,6 +92,9 @@ def test_citation_file_names_the_package_version():
     assert all("name" in a or "family-names" in a for a in cff["authors"])
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert cff["version"] == project["version"] and cff["license"] == project["license"]
+    licence = (REPO / "LICENSE").read_text()  # the licence the metadata names, in full
+    assert licence.startswith(f"{project['license']} License\n")
+    assert all(a["name"] in licence for a in cff["authors"])
 
 
 def test_public_buttons_are_off_unless_a_repository_is_named(monkeypatch):
