@@ -64,13 +64,15 @@ import numpy as np
 
 from ldp_companion.mutation import RESULTS
 
-__all__ = ["Site", "NotApplicable", "GENERATED_RESULTS", "WHY_MISSED", "chapter_modules",
-           "sites", "mutant_ids", "describe", "record_reached", "reach_prelude", "reached",
+__all__ = ["Site", "NotApplicable", "GENERATED_RESULTS", "GENERATED_DEFAULT", "WHY_MISSED",
+           "chapter_modules", "sites", "mutant_ids", "describe", "record_reached", "reach_prelude", "reached",
            "sample", "check_applicable", "apply_generated", "applied_generated",
            "generated_prelude", "generated_counts", "generated_summary", "generated_html"]
 
 #: Where ``benchmarks/mutants.py --generated`` writes its record (the Verdicts page reads it).
 GENERATED_RESULTS = RESULTS.parent / "mutants-generated.json"
+#: The record of ``--generated N --profile default`` (a benchmark the Verdicts page quotes).
+GENERATED_DEFAULT = RESULTS.parent / "mutants-generated-default.json"
 
 #: Shared packages whose modules count for a chapter that imports any of them.
 SHARED_PACKAGES = ("ldp_companion.mechanisms", "ldp_companion.tensor")
