@@ -31,7 +31,7 @@ from ldp_companion.tvg import (exercises as _tvg_ex, items as _tvg_items,
                                params as _tvg_params, reconstructions as _tvg_rec)
 
 __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
-           "resolved_items",
+           "resolved_items", "cross_links",
            "chapter_number", "params_markdown", "sync_parameters", "README_START", "README_END"]
 
 PACKAGES: dict[str, ModuleType] = {
@@ -81,13 +81,40 @@ README_END = "<!-- end of parameters table -->"
 _CELL = re.compile(r"(```\{code-cell\} ipython3\n:tags: \[parameters, hide-input\]\n\n)(.*?)(\n```)", re.S)
 
 
+def cross_links() -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """Chapter -> item ref -> ``[(chapter, claim id)]``: the claims of appendix C that test a
+    numbered item of a chapter's paper too (:data:`ldp_companion.compare.items.ALSO_TESTS`;
+    their primary ref stays C's section).
+
+    Raises
+    ------
+    ValueError
+        If a link names a claim C's ledger does not map, a chapter the book does not have, or
+        an item not in that chapter's list.
+    """
+    links: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for claim, targets in _c_items.ALSO_TESTS.items():
+        if claim not in _c_items.CLAIM_REFS:
+            raise ValueError(f"ALSO_TESTS names {claim!r}, not a claim of C-compare")
+        for chapter, ref in targets:
+            try:
+                ref = ITEMS[chapter].item(ref).ref
+            except (KeyError, ValueError) as err:
+                raise ValueError(f"ALSO_TESTS: {claim!r} tests {chapter} {ref!r}, which "
+                                 f"is not an item there ({err})") from None
+            links.setdefault(chapter, {}).setdefault(ref, []).append(("C-compare", claim))
+    return links
+
+
 def resolved_items(ledger_dir: Path) -> dict[str, PaperItems]:
     """Every chapter's items as its run in ``ledger_dir`` earned them (the coverage it
-    recorded); a chapter that recorded none has no item counted as reproduced."""
+    recorded), with the claims of other chapters that test them too (:func:`cross_links`); a
+    chapter that recorded none has no item counted as reproduced."""
     from ldp_companion.coverage import load_coverage, unrun
 
-    recorded = load_coverage(ledger_dir)
-    return {c: recorded.get(c) or unrun(items) for c, items in ITEMS.items()}
+    recorded, links = load_coverage(ledger_dir), cross_links()
+    return {c: (recorded.get(c) or unrun(items)).also_tested(links.get(c, {}))
+            for c, items in ITEMS.items()}
 
 
 def coverage(ledger_dir: Path, chapters: list[str] | None = None):
@@ -114,7 +141,7 @@ def coverage(ledger_dir: Path, chapters: list[str] | None = None):
                 f"chapter {chapter} has no ledger in {ledger_dir}: run `make book`, or "
                 f"`python -m ldp_companion run {chapter} --out DIR` and set "
                 f"LDP_COMPANION_LEDGER_DIR=DIR")
-        frames.append(items[chapter].table(mine))
+        frames.append(items[chapter].table(claims))  # its own claims, and C's on its items
     return pd.concat(frames, ignore_index=True)
 
 

@@ -134,8 +134,16 @@ def _easy_hard(chapter: str, items: PaperItems, claims: pd.DataFrame) -> tuple[l
     return easy, hard
 
 
+def _elsewhere(items: PaperItems, others: pd.DataFrame | None) -> str:
+    """The items that other chapters' claims test too, each with those claims' verdicts
+    (``others``: their ledgers; a claim whose ledger is absent shows its id alone)."""
+    table = items.table(others)
+    return "; ".join(f"{r.ref}: {r.also}" for r in table.itertuples(index=False) if r.also)
+
+
 def card_html(chapter: str, items: PaperItems, claims: pd.DataFrame, *, profile: str,
-              seconds: float | None, machine: str, read: dict) -> str:
+              seconds: float | None, machine: str, read: dict,
+              others: pd.DataFrame | None = None) -> str:
     """The card of ``chapter`` as an HTML table.
 
     Parameters
@@ -147,6 +155,9 @@ def card_html(chapter: str, items: PaperItems, claims: pd.DataFrame, *, profile:
     profile, seconds, machine : the run's profile, its seconds so far and its machine.
     read : dict
         The data files it read (``<chapter>.data.json``).
+    others : DataFrame, optional
+        Other chapters' ledgers: the verdicts of their claims that test this paper's items
+        too (the items' ``also``; a row "Tested in another chapter too" when there are any).
     """
     counts = items.counts()
     item_text = " · ".join(f"{n} {s}" + (" at the paper's setup" if s == "reproduced" else "")
@@ -169,6 +180,9 @@ def card_html(chapter: str, items: PaperItems, claims: pd.DataFrame, *, profile:
             ("Data", _data(chapter, profile, read)),
             ("Easy to reproduce", "; ".join(easy)),
             ("Hard to reproduce", "; ".join(hard) or "nothing recorded")]
+    elsewhere = _elsewhere(items, others)
+    if elsewhere:
+        rows.append(("Tested in another chapter too", elsewhere))
     body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
                    for k, v in rows)
     return (f'<table class="ldp-card"><caption>Reproduction card: {html.escape(items.paper)}'
@@ -182,14 +196,14 @@ def card_from_folder(chapter: str, folder: str | os.PathLike = ".") -> str:
     from ldp_companion.ledger import load_ledgers
 
     folder = Path(folder)
-    items = load_coverage(folder)[chapter]
-    claims = load_ledgers(folder)
-    claims = claims[claims["chapter"] == chapter] if len(claims) else claims
+    items = load_coverage(folder)[chapter].also_tested(book.cross_links().get(chapter, {}))
+    every = load_ledgers(folder)
+    claims = every[every["chapter"] == chapter] if len(every) else every
     run = run_records.read(folder / f"{chapter}.run.json")
     resolved = run.get("resolved", run.get("parameters", {}))
     return card_html(chapter, items, claims, profile=resolved.get("profile", "?"),
                      seconds=run.get("seconds"), machine=run.get("machine", ""),
-                     read=run_records.read(folder / f"{chapter}.data.json"))
+                     read=run_records.read(folder / f"{chapter}.data.json"), others=every)
 
 
 #: The tag of the chapter cell (near its top) that shows the card.

@@ -25,7 +25,10 @@ and turns every item whose setup the run did not have into ``reduced``, saying w
 
 Each ledger claim names the items it checks (its ``ref``, see :func:`normalise_ref`; the first
 is its primary ref, the item whose statement it tests);
-:meth:`PaperItems.problems` cross-checks a ledger against the list.
+:meth:`PaperItems.problems` cross-checks a ledger against the list. A claim of another chapter
+that tests an item too (appendix C's claims on the papers' mechanisms, whose primary ref is
+C's own section) is named beside the item with its verdict (``Item.also``, filled in by
+:meth:`PaperItems.also_tested`); it changes neither the item's status nor the claim's refs.
 """
 from __future__ import annotations
 
@@ -128,10 +131,17 @@ class Item:
     setup: tuple = ()
     assets: tuple = ()
     differs: str = ""
+    #: Claims of other chapters that test this item too, as ``(chapter, claim id)`` pairs:
+    #: shown beside the item with their verdicts, never counted in its status.
+    also: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "ref", normalise_ref(self.ref))
         object.__setattr__(self, "claims", tuple(self.claims))
+        object.__setattr__(self, "also", tuple(tuple(pair) for pair in self.also))
+        if any(len(p) != 2 or not all(isinstance(x, str) and x for x in p) for p in self.also):
+            raise ValueError(f"item {self.ref}: also must hold (chapter, claim id) pairs, got "
+                             f"{self.also!r}")
         object.__setattr__(self, "setup", tuple(self.setup))
         object.__setattr__(self, "assets", tuple(self.assets))
         where = f"item {self.ref}"
@@ -247,6 +257,24 @@ class PaperItems:
         """Every paper_asset a drawn item of the list needs (in order, once)."""
         return list(dict.fromkeys(a for it in self.items for a in it.assets))
 
+    def also_tested(self, links) -> "PaperItems":
+        """This list with the claims of other chapters that test its items too.
+
+        Parameters
+        ----------
+        links : mapping
+            Item ref -> iterable of ``(chapter, claim id)`` pairs (added once each to the
+            item's ``also``, after those it has). A ref this list lacks is left out: a list
+            recorded by an older run of the chapter may lack an item that its current list
+            has (:func:`ldp_companion.book.cross_links` checks the links against that one).
+        """
+        extra = {}
+        for ref, pairs in links.items():
+            extra.setdefault(normalise_ref(ref), []).extend(tuple(p) for p in pairs)
+        return replace(self, items=tuple(
+            replace(it, also=tuple(dict.fromkeys(it.also + tuple(extra[it.ref]))))
+            if it.ref in extra else it for it in self.items))
+
     def resolve(self, cfg, missing_assets=()) -> "PaperItems":
         """The list as one run earned it (see :meth:`Item.resolved`).
 
@@ -311,24 +339,38 @@ class PaperItems:
         return out
 
     def table(self, claims: pd.DataFrame | None = None) -> pd.DataFrame:
-        """One row per item: chapter, ref, kind, title, status, claims, and the reason (or plan,
-        code, artifact). With the chapter's ledger ``claims``, each claim id shows its verdict.
+        """One row per item: chapter, ref, kind, title, status, claims, the reason (or plan,
+        code, artifact) and ``also`` (the claims of other chapters that test it, with their
+        chapter). With a ledger ``claims`` (this chapter's, or several chapters' with a column
+        ``chapter``: :func:`ldp_companion.ledger.load_ledgers`), each claim id shows its
+        verdict.
         """
-        verdicts = {} if claims is None else dict(zip(claims["claim_id"], claims["verdict"]))
+        verdicts = _verdicts(claims, self.chapter)
 
-        def named(ids):
-            return ", ".join(f"{c} ({verdicts[c]})" if c in verdicts else c for c in ids)
+        def named(ids, chapter=self.chapter):
+            return [f"{c} ({verdicts[chapter, c]})" if (chapter, c) in verdicts else c
+                    for c in ids]
 
         return pd.DataFrame([{
             "chapter": self.chapter, "ref": it.ref, "kind": it.kind, "title": it.title,
-            "status": it.status, "claims": named(it.claims),
-            "reason": it.reason or it.plan or it.code or _drawn_reason(it)}
+            "status": it.status, "claims": ", ".join(named(it.claims)),
+            "reason": it.reason or it.plan or it.code or _drawn_reason(it),
+            "also": "; ".join(f"{chapter}: {named([c], chapter)[0]}" for chapter, c in it.also)}
             for it in self.items],
-            columns=["chapter", "ref", "kind", "title", "status", "claims", "reason"])
+            columns=["chapter", "ref", "kind", "title", "status", "claims", "reason", "also"])
 
     def counts(self) -> dict[str, int]:
         """Number of items per status, in :data:`STATUSES` order."""
         return {s: sum(i.status == s for i in self.items) for s in STATUSES}
+
+
+def _verdicts(claims: pd.DataFrame | None, chapter: str) -> dict:
+    """(chapter, claim id) -> verdict of a ledger; a ledger without a ``chapter`` column is
+    ``chapter``'s."""
+    if claims is None or not len(claims):
+        return {}
+    owners = claims["chapter"] if "chapter" in claims else [chapter] * len(claims)
+    return dict(zip(zip(owners, claims["claim_id"]), claims["verdict"]))
 
 
 def _drawn_reason(it: Item) -> str:
@@ -389,6 +431,8 @@ def items_table_html(paper: PaperItems, claims: pd.DataFrame | None = None) -> s
     for r in paper.table(claims).itertuples(index=False):
         where = r.claims if r.status in ("checked",) else \
             "; ".join(x for x in (r.reason, r.claims) if x)
+        if r.also:
+            where = "; ".join(x for x in (where, f"also tested in {r.also}") if x)
         rows.append(f"<tr><td><b>{escape(r.ref)}</b><br><small>{escape(r.title)}</small></td>"
                     f'<td style="color:{STATUS_COLORS[r.status]}"><b>{escape(r.status)}</b></td>'
                     f"<td><small>{escape(where)}</small></td></tr>")

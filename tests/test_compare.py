@@ -549,3 +549,87 @@ def test_null_f1_draws_the_maps_it_names():
         decision_checks.null_f1(1, 1, 1, 2, 1.5, np.random.default_rng(0))
     with pytest.raises(ValueError):
         decision_checks.null_f1(0, 1, 1, 2, 0.1, np.random.default_rng(0))
+
+
+# --- the pair of 8-bit images: chapter 1's, all 0 against all Δ − 1 ---------------------------
+
+def test_the_largest_difference_of_8_bit_pixels_is_delta_minus_1():
+    assert catalogue.largest_difference(RANGE) == 255.0
+    assert catalogue.largest_difference(2) == 1.0
+    for bad in (255.5, 1.0, 0.0, -3.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="value_range"):
+            catalogue.largest_difference(bad)
+    with pytest.raises(ValueError, match="max_diff"):   # a pair wider than the calibration
+        catalogue.tensor_exact("laplace", 1.0, SHAPE, RANGE, 0.0, RANGE + 1)
+
+
+def test_c_judges_tensors_on_chapter_1_s_integer_pair():
+    """8-bit pixels take the Δ = 256 levels 0, …, 255 (TLDP Table I); the noise is calibrated
+    with Δ, the pair is chapter 1's: every black-box pair (the table's and the broken tensor's)
+    has its entries in {0, …, 255}, and the exact ε is chapter 1's integer column
+    (``laplace_true_epsilon`` with ``max_diff = Δ − 1``; TLDP-L on 28×28 at ε = 1: 781, not
+    784): the Laplace baseline's pure ε (Lap(IΔ/ε) is TLDP-L's noise at budget ε/I), the
+    budget that makes it spend a true ε, and TLDP-L's own where its privacy-loss
+    distribution gives the pure ε (a loss over 30 per entry, ε ≥ 31, its kept entries far
+    below δ)."""
+    from ldp_companion.tldp import privacy
+
+    d, size = catalogue.largest_difference(RANGE), 784
+    assert privacy.laplace_true_epsilon(size, RANGE, 1.0, max_diff=d) == pytest.approx(781.0,
+                                                                                       abs=0.5)
+    broken = true_epsilon.broken_entries(1.0, RANGE, d)
+    for eps in (0.5, 2.0):
+        entries = {e.key: e for e in catalogue.tensor_entries(eps, SHAPE, RANGE, DELTA, d)}
+        for entry in [*entries.values(), broken[0]]:
+            for pair in entry.pairs:
+                values = np.unique(np.concatenate([np.ravel(x) for x in pair]))
+                assert set(values) <= set(range(256)) and values.max() == 255
+        ch1 = privacy.laplace_true_epsilon(size, RANGE, eps / size, max_diff=d)
+        assert entries["laplace"].delta == 0 and entries["laplace"].exact == pytest.approx(
+            ch1, rel=1e-12)
+        budget = utility.budget_for("laplace", eps, SHAPE, RANGE, 0.0, d)
+        assert privacy.laplace_true_epsilon(size, RANGE, budget / size, max_diff=d) == \
+            pytest.approx(eps, rel=1e-8)
+    for eps in (31.0, 40.0):
+        assert catalogue.tensor_exact("tldp_l", eps, SHAPE, RANGE, DELTA, d) == pytest.approx(
+            privacy.laplace_true_epsilon(size, RANGE, eps, max_diff=d), rel=1e-12)
+    assert broken[0].exact == pytest.approx(true_epsilon.NOISE_CUT * d / RANGE, rel=1e-12)
+    # the pair all 0 / all Δ (a continuous range, the default; C's pair before) fails both
+    old = next(e for e in catalogue.tensor_entries(1.0, SHAPE, RANGE, DELTA) if e.key == "laplace")
+    assert old.pairs[0][1].max() == RANGE and old.exact == pytest.approx(1.0)
+    assert old.exact != pytest.approx(privacy.laplace_true_epsilon(size, RANGE, 1.0 / size,
+                                                                   max_diff=d), rel=1e-6)
+
+
+def test_the_row_checks_use_the_same_pair():
+    """The row checks judge the table's exact column on chapter 1's pair: TLDP-G's predicted ε
+    is chapter 1's μ-GDP for entries differing by Δ − 1 (``gaussian_mu`` with ``max_diff``),
+    and each Gaussian row's ε on it is below its ε for a continuous range of width Δ."""
+    from ldp_companion.compare import row_checks
+    from ldp_companion.tldp import privacy
+    from ldp_companion.tvg import reference
+
+    d = catalogue.largest_difference(RANGE)
+    rows = row_checks.tensor_rows([1.0], SHAPE, RANGE, DELTA, np.random.default_rng(0), n=2,
+                                  max_diff=d).drop_duplicates("mechanism").set_index("mechanism")
+    np.testing.assert_allclose(rows["exact"], rows["predicted"], rtol=1e-6)
+    mu = float(privacy.gaussian_mu(784, RANGE, 1.0, max_diff=d))
+    assert rows.loc["tldp_g", "exact"] == pytest.approx(reference.gaussian_epsilon(mu, DELTA),
+                                                        rel=1e-6)
+    for key in row_checks.GAUSSIAN_ROWS:
+        assert rows.loc[key, "exact"] < catalogue.tensor_exact(key, 1.0, SHAPE, RANGE, DELTA)
+
+
+def test_the_page_passes_the_pair_to_every_tensor_call():
+    """Every call of the page that judges or inverts a tensor mechanism's ε names the pair
+    (``max_diff``): one left out would judge that part on a pair outside the 8-bit domain."""
+    import re
+
+    from ldp_companion import runner
+
+    source = runner.find_chapter("C-compare").read_text()
+    calls = re.findall(r"\.(?:auditor_validation|true_epsilon_table|tensor_rows|tensor_errors|"
+                       r"laplace_share)\((.*?)\)\n", source, re.S)
+    assert len(calls) == 5
+    assert all("max_diff" in call for call in calls), calls
+    assert "max_diff = catalogue.largest_difference(cfg.value_range)" in source

@@ -213,3 +213,98 @@ def test_cli_coverage_names_the_command_when_a_chapter_was_not_executed(tmp_path
     assert err.count("\n") == 1 and "python -m ldp_companion run 03-pm-three-outputs" in err
     monkeypatch.setattr("sys.argv", ["ldp-companion", "coverage", "nope"])
     assert cli() == 2 and "matches no chapter" in capsys.readouterr().err
+
+
+# --- appendix C's claims on the chapters' items ----------------------------------------------
+
+def _c_ledger(folder, monkeypatch):
+    """Appendix C's ``true-eps-spof`` (and ``blackbox-agrees``) recorded by its own code from
+    a table of true ε where SPOF's Alg. 1 spends an infinite ε (as chapter 4's literal reading
+    does), FM 3 ε and Prop. 2's sums 0.5 ε, at a budget of 1 (C's other claims need rows of
+    other papers and are left out)."""
+    import math
+
+    from ldp_companion.compare import claims as c_claims
+    from ldp_companion.compare.items import CLAIM_KINDS, CLAIM_REFS
+    from ldp_companion.ledger import Ledger
+
+    table = pd.DataFrame({"paper": "spof", "kind": "record", "claimed": 1.0,
+                          "mechanism": ["spof_alg1", "spof_fm", "spof_prop2"],
+                          "exact": [math.inf, 3.0, 0.5], "black-box lower bound": 0.2,
+                          "largest bound": 6.0})
+    monkeypatch.setattr(c_claims, "_PAPER_CLAIMS",
+                        {"true-eps-spof": c_claims._PAPER_CLAIMS["true-eps-spof"]})
+    ledger = Ledger("C-compare", refs=CLAIM_REFS, kinds=CLAIM_KINDS)
+    c_claims.record_true_epsilon(ledger, table)
+    ledger.save(folder)
+    return ledger.table().set_index("claim_id")
+
+
+def test_appendix_c_s_claims_show_beside_the_items_they_test(tmp_path, monkeypatch):
+    """``true-eps-spof`` (appendix C: SPOF's Alg. 1 spends more than it claims) is named with
+    the verdict C's ledger computed beside chapter 4's Alg. 1 and Props. 2–3: in the coverage
+    table (``coverage`` command), the lists of the Verdicts page and chapter 4's card. Its
+    primary ref stays C's section, and chapter 4's own claims keep their own verdicts."""
+    from ldp_companion import cards
+    from ldp_companion.compare import items as c_items
+    from ldp_companion.coverage import coverage_html
+    from ldp_companion.ledger import Ledger, load_ledgers
+    from ldp_companion.spof.items import CLAIM_REFS as SPOF_REFS
+
+    c_table = _c_ledger(tmp_path, monkeypatch)
+    assert c_table.loc["true-eps-spof", "verdict"] == "fails"
+    assert c_table.loc["true-eps-spof", "ref"] == ("Sec. C.2",)
+    spof = Ledger("04-spof", refs=SPOF_REFS)
+    spof.compare("alg1-sqrt2", "a chapter 4 claim on Alg. 1", 1.0, "<=", 2.0)
+    spof.save(tmp_path)
+    rows = book.coverage(tmp_path, ["04-spof"]).set_index("ref")
+    assert rows.loc["Alg. 1", "also"] == "C-compare: true-eps-spof (fails)"
+    assert rows.loc["Alg. 1", "claims"].startswith("alg1-sqrt2 (holds)")
+    assert rows.loc["Proposition 3", "also"] == "C-compare: true-eps-spof (fails)"
+    assert rows.loc["Fig. 3", "also"] == ""
+    assert book.resolved_items(tmp_path)["04-spof"].item("Alg. 1").status == "checked"
+    claims = load_ledgers(tmp_path)
+    html = coverage_html(book.resolved_items(tmp_path)["04-spof"], claims)
+    assert "also tested in C-compare: true-eps-spof (fails)" in html
+    card = cards.card_html("04-spof", book.resolved_items(tmp_path)["04-spof"],
+                           claims[claims["chapter"] == "04-spof"], profile="smoke",
+                           seconds=None, machine="", read={}, others=claims)
+    assert "Tested in another chapter too" in card
+    assert "Alg. 1: C-compare: true-eps-spof (fails)" in card
+    monkeypatch.setattr(c_items, "ALSO_TESTS", {})      # without the cross-reference
+    rows = book.coverage(tmp_path, ["04-spof"]).set_index("ref")
+    assert rows.loc["Alg. 1", "also"] == "" and "true-eps-spof" not in rows.to_string()
+
+
+def test_a_cross_reference_must_name_an_item_of_that_chapter(monkeypatch):
+    from ldp_companion.compare import items as c_items
+
+    links = book.cross_links()
+    assert links["04-spof"]["Alg. 1"] == [("C-compare", "true-eps-spof")]
+    assert ("C-compare", "true-eps-tldp") in links["01-tldp"]["Theorem 1"]
+    assert "C-compare" not in links       # a C claim's own section is its primary ref
+    monkeypatch.setattr(c_items, "ALSO_TESTS", {"true-eps-spof": [("04-spof", "Alg. 9")]})
+    with pytest.raises(ValueError, match="Alg. 9"):
+        book.cross_links()
+    monkeypatch.setattr(c_items, "ALSO_TESTS", {"no-such-claim": [("04-spof", "Alg. 1")]})
+    with pytest.raises(ValueError, match="no-such-claim"):
+        book.cross_links()
+    monkeypatch.setattr(c_items, "ALSO_TESTS", {"true-eps-spof": [("09-none", "Alg. 1")]})
+    with pytest.raises(ValueError, match="09-none"):
+        book.cross_links()
+
+
+def test_a_claim_id_two_chapters_share_keeps_each_chapter_s_verdict():
+    """Chapter 3 and appendix C both have a claim ``pmsub-beats-pm``: read from the ledgers of
+    both, chapter 3's item shows its own verdict among its claims and C's beside it."""
+    paper = _paper(Item("Table II", "PM-SUB against PM", "checked", claims=["pmsub-beats-pm"]))
+    paper = paper.also_tested({"Table II": [("C-compare", "pmsub-beats-pm")]})
+    claims = pd.DataFrame({"chapter": ["99-x", "C-compare"],
+                           "claim_id": ["pmsub-beats-pm", "pmsub-beats-pm"],
+                           "verdict": ["partly", "holds"]})
+    row = paper.table(claims).iloc[0]
+    assert row["claims"] == "pmsub-beats-pm (partly)"
+    assert row["also"] == "C-compare: pmsub-beats-pm (holds)"
+    assert paper.also_tested({"Table II": [("C-compare", "pmsub-beats-pm")]}) == paper  # once
+    with pytest.raises(ValueError, match="pairs"):
+        Item("Lemma 1", "A bound", "checked", claims=["c1"], also=[("C-compare",)])

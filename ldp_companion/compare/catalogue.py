@@ -30,9 +30,9 @@ from ldp_companion.tvg.privacy import true_epsilon as tvg_true_epsilon
 from ldp_companion.tvg.privacy import worst_mu
 from ldp_companion.tvg.release import directional_noise
 
-__all__ = ["Entry", "PAPERS", "SCALAR", "TENSOR", "scalar_entries", "tensor_entries",
+__all__ = ["Entry", "PAPERS", "SCALAR", "TENSOR", "scalar_entries", "tensor_entries", "udn_noise",
            "tensor_exact", "tldp_exact", "laplace_epsilon", "tldp_weights", "udn_workload",
-           "udn_noise", "noise_sigma", "scalar_mechanism", "zcdp_claim", "SCALAR_PAIRS"]
+           "noise_sigma", "scalar_mechanism", "zcdp_claim", "SCALAR_PAIRS", "largest_difference"]
 
 #: The papers, by the chapter that reproduces them.
 PAPERS = {"tldp": "Yuan et al. (ch. 1)", "tvg": "Yang et al. (ch. 2)",
@@ -120,17 +120,47 @@ def _tensor_sampler(function, eps: float, value_range: float, **options):
     return sample
 
 
+def largest_difference(value_range: float) -> float:
+    """The largest difference two valid entries can have when the mechanisms are calibrated
+    with range Δ = ``value_range``: ``Δ − 1``. An 8-bit pixel takes the Δ = 256 levels
+    0, …, 255 (TLDP Table I), so two images differ by at most 255 in an entry: chapter 1's
+    worst pair, all 0 against all 255 (its integer column,
+    :func:`ldp_companion.tldp.privacy.laplace_true_epsilon` with ``max_diff = Δ − 1``). The
+    noise stays calibrated with the paper's Δ; only the pair it is judged on is this one.
+
+    Raises
+    ------
+    ValueError
+        If ``value_range`` is not a whole number of levels, at least 2.
+    """
+    levels = float(value_range)
+    if not (math.isfinite(levels) and levels >= 2 and levels == round(levels)):
+        raise ValueError("value_range must be a whole number of levels, at least 2 (8-bit "
+                         f"pixels: 256), got {value_range!r}")
+    return levels - 1.0
+
+
+def _difference(value_range: float, max_diff) -> float:
+    """The pair's difference in every entry: ``max_diff``, or ``value_range`` when None (a
+    continuous range of width Δ, chapter 1's default too); at most the calibrated range."""
+    d = float(value_range) if max_diff is None else float(max_diff)
+    if not 0 < d <= float(value_range):
+        raise ValueError(f"max_diff must be in (0, value_range = {value_range}], got "
+                         f"{max_diff!r}")
+    return d
+
+
 #: One entry's largest privacy loss up to which :func:`laplace_epsilon` builds a PLD.
 _PLD_MAX_LOSS = 30.0
 
 
 @functools.lru_cache(maxsize=4096)
-def laplace_epsilon(scale: float, value_range: float, size: int, delta: float) -> float:
+def laplace_epsilon(scale: float, max_diff: float, size: int, delta: float) -> float:
     """The ε that ``Lap(scale)`` noise on each of ``size`` entries spends at ``delta`` for the
-    extreme pair (every entry differing by ``value_range``, the pair whose privacy loss
+    extreme pair (every entry differing by ``max_diff``, the pair whose privacy loss
     dominates every other pair's in the box).
 
-    At ``delta = 0`` it is the pure ε, ``size · value_range / scale``. At ``delta > 0`` it is read
+    At ``delta = 0`` it is the pure ε, ``size · max_diff / scale``. At ``delta > 0`` it is read
     from the privacy-loss distribution of the ``size``-fold composition (``dp-accounting``'s
     PLD, pessimistic, so an upper bound on the exact value, within 10⁻⁵ relative at a
     discretisation of a twentieth of one entry's loss): much less than the pure ε when the
@@ -139,31 +169,34 @@ def laplace_epsilon(scale: float, value_range: float, size: int, delta: float) -
     Beyond a loss of :data:`_PLD_MAX_LOSS` per entry (no comparison comes near: that spends
     thousands of ε) the pure ε is returned, an upper bound within a few percent.
     """
-    per_entry = value_range / scale
+    per_entry = max_diff / scale
     if delta == 0 or per_entry > _PLD_MAX_LOSS:
         return size * per_entry
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    one = pld.from_laplace_mechanism(parameter=scale, sensitivity=value_range,
+    one = pld.from_laplace_mechanism(parameter=scale, sensitivity=max_diff,
                                      value_discretization_interval=per_entry / 20)
     return float(one.self_compose(int(size)).get_epsilon_for_delta(delta))
 
 
-def tldp_exact(noise: str, eps: float, size: int, value_range: float, delta: float) -> float:
-    """The ε TLDP spends on a tensor of ``size`` entries for the extreme pair, at ``delta``.
-    An entry kept exactly (probability p, Alg. 1) is an output the other input never gives,
-    so the ε at ``delta`` is infinite once some entry is kept with probability ``I p ≥ delta``
-    (pure ε, ``delta = 0``: whenever p > 0, however small: p is taken in log space, where it
-    does not underflow). Otherwise the noise alone decides, at ``delta − I p``: TLDP-L adds
-    ``Lap(Δ/ε)`` to every entry (:func:`laplace_epsilon`), TLDP-G ``N(0, Δ²/2ε)``."""
+def tldp_exact(noise: str, eps: float, size: int, value_range: float, delta: float,
+               max_diff: float | None = None) -> float:
+    """The ε TLDP, calibrated with range Δ = ``value_range``, spends on a tensor of ``size``
+    entries for the extreme pair (every entry differing by ``max_diff``, default Δ), at
+    ``delta``. An entry kept exactly (probability p, Alg. 1) is an output the other input never
+    gives, so the ε at ``delta`` is infinite once some entry is kept with probability
+    ``I p ≥ delta`` (pure ε, ``delta = 0``: whenever p > 0, however small: p is taken in log
+    space, where it does not underflow). Otherwise the noise alone decides, at
+    ``delta − I p``: TLDP-L adds ``Lap(Δ/ε)`` to every entry (:func:`laplace_epsilon`),
+    TLDP-G ``N(0, Δ²/2ε)``."""
+    d = _difference(value_range, max_diff)
     log_kept = float(log_retain_prob(size, value_range, eps, noise))
     spare = delta - math.exp(min(0.0, math.log(size) + log_kept))
     if spare <= 0:  # p > 0 always: at delta = 0 the pure ε is infinite
         return math.inf
     if noise == "laplace":
-        return laplace_epsilon(value_range / eps, value_range, size, spare)
-    return gaussian_epsilon(math.sqrt(size) * value_range / (value_range / math.sqrt(2 * eps)),
-                            spare)
+        return laplace_epsilon(value_range / eps, d, size, spare)
+    return gaussian_epsilon(math.sqrt(size) * d / (value_range / math.sqrt(2 * eps)), spare)
 
 
 def noise_sigma(key: str, eps: float, shape, value_range: float, delta: float) -> float:
@@ -197,31 +230,36 @@ def udn_noise(eps: float, shape, value_range: float, delta: float):
                              value_range=value_range)
 
 
-def _udn_exact(eps, shape, value_range, delta) -> float:
-    """UDN's ε at ``delta`` for TVG's neighbours (any change of Frobenius norm ≤ s₂): the
-    worst Mahalanobis length of its covariance (:func:`ldp_companion.tvg.privacy.worst_mu`)."""
+def _udn_exact(eps, shape, value_range, delta, max_diff=None) -> float:
+    """UDN's ε at ``delta`` for any pair at ℓ2 distance up to ``max_diff · √I`` (TVG's
+    neighbours are any change of Frobenius norm ≤ s₂ = Δ√I, the norm it is calibrated for;
+    two tensors of entries 0, …, Δ − 1 are at most (Δ − 1)√I apart): the worst Mahalanobis
+    length of its covariance (:func:`ldp_companion.tvg.privacy.worst_mu`)."""
     basis, sigma = udn_noise(eps, shape, value_range, delta)
     cov = (basis * sigma**2) @ basis.T
     n = tensor_size(shape) // shape[0]
-    s2 = value_range * math.sqrt(tensor_size(shape))
-    return tvg_true_epsilon(worst_mu([cov, np.eye(n)], s2), delta)
+    distance = _difference(value_range, max_diff) * math.sqrt(tensor_size(shape))
+    return tvg_true_epsilon(worst_mu([cov, np.eye(n)], distance), delta)
 
 
-def tensor_exact(key: str, eps: float, shape, value_range: float, delta: float) -> float:
-    """The exact ε at ``delta`` of tensor mechanism ``key`` run at budget ``eps`` (``delta = 0``:
-    the pure ε of the Laplace ones), for the extreme pair (every entry differing by Δ; UDN: any pair at ℓ2
-    distance s₂, TVG's neighbours). A weighted TLDP form keeps its weight-0 entries as Alg. 1
-    does, so it spends what the unweighted form spends."""
-    size = tensor_size(shape)
+def tensor_exact(key: str, eps: float, shape, value_range: float, delta: float,
+                 max_diff: float | None = None) -> float:
+    """The exact ε at ``delta`` of tensor mechanism ``key`` run at budget ``eps`` and
+    calibrated with range Δ = ``value_range`` (``delta = 0``: the pure ε of the Laplace ones),
+    for the extreme pair: every entry differing by ``max_diff`` (default Δ, a continuous range;
+    8-bit images: :func:`largest_difference`, Δ − 1), UDN any pair at ℓ2 distance
+    ``max_diff · √I``. A weighted TLDP form keeps its weight-0 entries as Alg. 1 does, so it
+    spends what the unweighted form spends."""
+    size, d = tensor_size(shape), _difference(value_range, max_diff)
     if key.removesuffix("_w") in ("tldp_l", "tldp_g"):
         return tldp_exact("laplace" if key.startswith("tldp_l") else "gaussian", eps, size,
-                          value_range, delta)
+                          value_range, delta, d)
     if key == "udn":
-        return _udn_exact(eps, shape, value_range, delta)
-    s1, s2 = value_range * size, value_range * math.sqrt(size)
-    if key == "laplace":
-        return laplace_epsilon(laplace_scale(s1, eps), value_range, size, delta)
-    return gaussian_epsilon(s2 / noise_sigma(key, eps, shape, value_range, delta), delta)
+        return _udn_exact(eps, shape, value_range, delta, d)
+    if key == "laplace":   # calibrated with the ℓ1 sensitivity IΔ (TLDP Thm. 2, Eq. 6)
+        return laplace_epsilon(laplace_scale(value_range * size, eps), d, size, delta)
+    return gaussian_epsilon(d * math.sqrt(size) / noise_sigma(key, eps, shape, value_range,
+                                                              delta), delta)
 
 
 #: The tensor mechanisms and their papers.
@@ -248,12 +286,15 @@ def zcdp_claim(rho: float, delta: float) -> float:
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 
-def tensor_entries(eps: float, shape, value_range: float, delta: float) -> list[Entry]:
-    """The tensor mechanisms of TLDP (ch. 1) and TVG (ch. 2) on tensors of ``shape`` with
-    entries of range ``value_range``, at budget ``eps``, with their exact ε
-    (:func:`tensor_exact`) and samplers for the pair all-zero / all-Δ."""
+def tensor_entries(eps: float, shape, value_range: float, delta: float,
+                   max_diff: float | None = None) -> list[Entry]:
+    """The tensor mechanisms of TLDP (ch. 1) and TVG (ch. 2) on tensors of ``shape``,
+    calibrated with range Δ = ``value_range``, at budget ``eps``, with their exact ε
+    (:func:`tensor_exact`) and samplers for the pair all-zero / all-``max_diff`` (default Δ;
+    8-bit images: :func:`largest_difference`, the pair all 0 / all 255 of chapter 1)."""
     shape = tuple(int(s) for s in shape)
-    pair = [(np.zeros(shape), np.full(shape, float(value_range)))]
+    d = _difference(value_range, max_diff)
+    pair = [(np.zeros(shape), np.full(shape, d))]
     out = []
     for key, paper in TENSOR.items():
         if key.startswith("tldp"):
@@ -270,5 +311,6 @@ def tensor_entries(eps: float, shape, value_range: float, delta: float) -> list[
         claimed = zcdp_claim(eps, delta) if key == "gaussian" else eps
         at = 0.0 if pure else delta   # a pure-ε claim is judged at δ = 0
         out.append(Entry(key, paper, "tensor", eps, claimed,
-                         tensor_exact(key, eps, shape, value_range, at), sampler, pair, at))
+                         tensor_exact(key, eps, shape, value_range, at, d), sampler, pair,
+                         at))
     return out

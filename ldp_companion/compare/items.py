@@ -2,7 +2,7 @@
 them. Data for :mod:`ldp_companion.coverage`."""
 from ldp_companion.coverage import Item, PaperItems
 
-__all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
+__all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS", "ALSO_TESTS"]
 
 CLAIM_REFS = {
     "auditor-no-false-alarm": ["Sec. C.1"],
@@ -27,6 +27,27 @@ CLAIM_REFS = {
     "hmtp-lowest-worst-case": ["Sec. C.4"],
     "hmtp-best-everywhere": ["Sec. C.4"],
     "f1-null-maps": ["Sec. C.4"],
+}
+
+#: The claims above that test a numbered item of a chapter's paper too: claim id -> its
+#: (chapter, item ref) pairs, each an item of that chapter's list (checked by
+#: :func:`ldp_companion.book.cross_links`). The chapter's coverage names the claim and its
+#: verdict beside the item; the claim's primary ref stays this appendix's section.
+ALSO_TESTS = {
+    "true-eps-tldp": [("01-tldp", "Theorem 1"), ("01-tldp", "Theorem 3")],
+    "true-eps-baselines": [("01-tldp", "Theorem 2")],
+    "true-eps-tvg": [("02-tvg", "Theorem 2"), ("02-tvg", "Theorem 3"), ("02-tvg", "Theorem 4")],
+    "true-eps-pm-tuples": [("03-pm-three-outputs", "Lemma 12")],
+    "hmtp-lowest-worst-case": [("03-pm-three-outputs", "Fig. 1")],
+    "hmtp-best-everywhere": [("03-pm-three-outputs", "Fig. 6"),
+                             ("03-pm-three-outputs", "Fig. 7")],
+    "pmsub-beats-pm": [("03-pm-three-outputs", "Table II")],
+    "true-eps-spof": [("04-spof", "Alg. 1"), ("04-spof", "Proposition 2"),
+                      ("04-spof", "Proposition 3")],
+    "true-eps-spof-alg2": [("04-spof", "Alg. 2"), ("04-spof", "App. B")],
+    "true-eps-hiera": [("05-hiera", "Theorem 2")],
+    "true-eps-graded-laplace": [("05-hiera", "Sec. 3.1")],
+    "true-eps-square-wave": [("B-mechanism", "Sec. B.2")],
 }
 
 #: The auditor's own checks, and chapter 4's own baselines, are about the book, not a paper.

@@ -53,10 +53,10 @@ NOISE_RELEASES = 200
 _P_FLOOR = 1e-12
 
 
-def _udn_mu(eps: float, shape, value_range: float, delta: float) -> float:
-    """Worst Mahalanobis length of UDN's noise for a change of norm ``s₂``: Eq. 28's smallest
-    σ² with Theorem 2's printed ``B`` (50 digits), ``Pᵢ`` the squared singular values of the
-    row's workload (zero beyond its rank, floored)."""
+def _udn_mu(eps: float, shape, value_range: float, delta: float, max_diff: float) -> float:
+    """Worst Mahalanobis length of UDN's noise for a change of norm ``max_diff · √I``: Eq.
+    28's smallest σ² with Theorem 2's printed ``B`` for ``s₂ = Δ√I`` (50 digits), ``Pᵢ`` the
+    squared singular values of the row's workload (zero beyond its rank, floored)."""
     size, i1 = tensor_size(shape), int(shape[0])
     s2 = value_range * math.sqrt(size)
     p = np.zeros(i1)
@@ -64,39 +64,44 @@ def _udn_mu(eps: float, shape, value_range: float, delta: float) -> float:
     p[:sv.size] = sv**2
     p = np.maximum(p, _P_FLOOR * p.max())
     var = reference.alg1_variances(p, reference.budget(size, s2, eps, delta))
-    return s2 / math.sqrt(min(var))
+    return max_diff * math.sqrt(size) / math.sqrt(min(var))
 
 
-def predicted_exact(key: str, eps: float, shape, value_range: float, delta: float) -> float:
-    """The ε at ``delta`` the papers' printed calibrations give row ``key`` of the table, for
-    the extreme pair (every entry moves by Δ; UDN: any change of norm ``s₂ = Δ√I``), without
-    the package's calibration code.
+def predicted_exact(key: str, eps: float, shape, value_range: float, delta: float,
+                    max_diff: float | None = None) -> float:
+    """The ε at ``delta`` the papers' printed calibrations (for range Δ = ``value_range``)
+    give row ``key`` of the table, for the extreme pair (every entry moves by ``max_diff``,
+    default Δ; UDN: any change of norm ``max_diff · √I``), without the package's calibration
+    code.
 
     Gaussian baseline: TLDP's Eq. 8, ``σ₁² = IΔ²/2ε``; IDN: TVG's Eq. 21 with ``ŝ₂ = Δ√I``,
     ``σ² = I₁/B_IDN``; MVG: Eq. 30 with ``γ = s₂/2``, ``σ² = √(mn)/B_MVG``; UDN: Eq. 28 with
     Theorem 2's ``B`` (:func:`_udn_mu`); TLDP-G: ``N(0, Δ²/2ε)`` on every entry (Alg. 1),
-    ``μ = √(2Iε)``, at ``δ − Pr[some entry kept]`` (infinite when that is δ or more). The ε
-    is the exact Gaussian profile's, solved in 50 digits.
+    ``μ = √(2Iε) · d/Δ`` (chapter 1's :func:`~ldp_companion.tldp.privacy.gaussian_mu`), at
+    ``δ − Pr[some entry kept]`` (infinite when that is δ or more). The ε is the exact
+    Gaussian profile's, solved in 50 digits.
     """
     shape = tuple(int(s) for s in shape)
     size, i1 = tensor_size(shape), shape[0]
-    s2 = value_range * math.sqrt(size)
+    s2 = value_range * math.sqrt(size)          # the ℓ2 sensitivity the noise is calibrated for
+    d = value_range if max_diff is None else float(max_diff)
+    distance = d * math.sqrt(size)              # the pair's ℓ2 distance
     if key in ("tldp_g", "tldp_g_w"):
         kept = float(atom_delta(size, log_retain_prob(size, value_range, eps, "gaussian")))
         if kept >= delta:
             return math.inf
-        return reference.gaussian_epsilon(float(gaussian_mu(size, value_range, eps)),
-                                          delta - kept)
+        return reference.gaussian_epsilon(
+            float(gaussian_mu(size, value_range, eps, max_diff=d)), delta - kept)
     if key == "gaussian":
-        mu = s2 / math.sqrt(size * value_range**2 / (2.0 * eps))
+        mu = distance / math.sqrt(size * value_range**2 / (2.0 * eps))
     elif key == "idn":
-        mu = s2 / math.sqrt(i1 / reference.idn_budget(shape, value_range, eps, delta))
+        mu = distance / math.sqrt(i1 / reference.idn_budget(shape, value_range, eps, delta))
     elif key == "mvg":
         m, n = i1, size // i1
-        mu = s2 / math.sqrt(math.sqrt(m * n) / reference.mvg_budget(m, n, s2, eps, delta,
-                                                                      s2 / 2.0))
+        mu = distance / math.sqrt(math.sqrt(m * n) / reference.mvg_budget(m, n, s2, eps, delta,
+                                                                            s2 / 2.0))
     elif key == "udn":
-        mu = _udn_mu(eps, shape, value_range, delta)
+        mu = _udn_mu(eps, shape, value_range, delta, d)
     else:
         raise ValueError(f"key must be one of {GAUSSIAN_ROWS}, got {key!r}")
     return reference.gaussian_epsilon(mu, delta)
@@ -128,11 +133,13 @@ def _measured(key: str, draws: np.ndarray, eps, shape, value_range, delta):
 
 
 def tensor_rows(eps_table, shape, value_range: float, delta: float,
-                rng: np.random.Generator, n: int = NOISE_RELEASES) -> pd.DataFrame:
+                rng: np.random.Generator, n: int = NOISE_RELEASES, *,
+                max_diff: float | None = None) -> pd.DataFrame:
     """For each Gaussian tensor row (:data:`GAUSSIAN_ROWS`) at each budget: the table's exact
-    ε, the printed calibrations' (:func:`predicted_exact`), and, per noise cell (UDN: per
-    direction), the σ² the exact ε is computed from and the mean square of the noise its
-    sampler adds to the zero tensor over ``n`` releases, with its standard error.
+    ε, the printed calibrations' (:func:`predicted_exact`), both for the pair all 0 / all
+    ``max_diff`` (default ``value_range``), and, per noise cell (UDN: per direction), the σ²
+    the exact ε is computed from and the mean square of the noise its sampler adds to the
+    zero tensor over ``n`` releases, with its standard error.
 
     Returns
     -------
@@ -146,10 +153,10 @@ def tensor_rows(eps_table, shape, value_range: float, delta: float,
     rows = []
     for eps in eps_table:
         eps = float(eps)
-        entries = {e.key: e for e in tensor_entries(eps, shape, value_range, delta)}
+        entries = {e.key: e for e in tensor_entries(eps, shape, value_range, delta, max_diff)}
         for key in GAUSSIAN_ROWS:
-            exact = tensor_exact(key, eps, shape, value_range, delta)
-            predicted = predicted_exact(key, eps, shape, value_range, delta)
+            exact = tensor_exact(key, eps, shape, value_range, delta, max_diff)
+            predicted = predicted_exact(key, eps, shape, value_range, delta, max_diff)
             draws = entries[key].sampler(np.zeros(shape), n, rng).reshape(n, -1)
             mean, se = _measured(key, draws, eps, shape, value_range, delta)
             var = _calibrated(key, eps, shape, value_range, delta)

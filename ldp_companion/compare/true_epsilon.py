@@ -66,17 +66,21 @@ def _row(entry, n: int, rng, confidence: float = blackbox.CONFIDENCE) -> dict:
 
 
 def true_epsilon_table(eps_table, *, n_audit: int, n_tensor: int, shape, value_range: float,
-                       delta: float, rng: np.random.Generator) -> pd.DataFrame:
+                       delta: float, rng: np.random.Generator,
+                       max_diff: float | None = None) -> pd.DataFrame:
     """One row per (mechanism, budget): the scalar mechanisms, chapter 3's multi-attribute
-    ones and chapter 4's record releases audited with ``n_audit`` outputs per input, the tensor ones (``shape``, entries of range ``value_range``, δ =
-    ``delta`` for the Gaussian ones) with ``n_tensor``. Column ``largest bound``: the most
-    an audit of the row could report (:func:`~ldp_companion.blackbox.largest_bound`)."""
+    ones and chapter 4's record releases audited with ``n_audit`` outputs per input, the
+    tensor ones (``shape``, calibrated with range ``value_range``, judged on the pair all 0 /
+    all ``max_diff``, default ``value_range``; δ = ``delta`` for the Gaussian ones) with
+    ``n_tensor``. Column ``largest bound``: the most an audit of the row could report
+    (:func:`~ldp_companion.blackbox.largest_bound`)."""
     audits = []
     for eps in eps_table:
         audits += [(e, n_audit) for e in scalar_entries(float(eps))]
         audits += [(e, n_audit) for e in tuple_entries(float(eps))]
         audits += [(e, n_audit) for e in record_entries(float(eps))]
-        audits += [(e, n_tensor) for e in tensor_entries(float(eps), shape, value_range, delta)]
+        audits += [(e, n_tensor) for e in tensor_entries(float(eps), shape, value_range, delta,
+                                                         max_diff)]
     confidence = family_confidence(len(audits))
     return pd.DataFrame([_row(e, n, rng, confidence) for e, n in audits])
 
@@ -88,13 +92,16 @@ NOISE_CUT = 4.0
 BROKEN_SHAPE = (2, 2)
 
 
-def broken_entries(eps: float, value_range: float) -> list[Entry]:
+def broken_entries(eps: float, value_range: float,
+                   max_diff: float | None = None) -> list[Entry]:
     """A tensor, a tuple and a record release at budget ``eps`` with their Laplace noise
     :data:`NOISE_CUT` times too small, each claiming ``eps``. A Laplace release's loss scales
     with 1/scale, so each spends ``NOISE_CUT`` times its correct ε (exact, from its law):
 
     * tensor: TLDP's Laplace baseline (Thm. 2, Eq. 6, scale ``IΔ/ε``) on a
-      :data:`BROKEN_SHAPE` tensor of entries of range ``value_range``, the pair all-0 / all-Δ;
+      :data:`BROKEN_SHAPE` tensor calibrated with range ``value_range``, the pair all-0 /
+      all-``max_diff`` (default ``value_range``; 8-bit images: Δ − 1, so it spends
+      ``NOISE_CUT (Δ − 1)/Δ`` times ε);
     * tuple: chapter 3's Laplace at ``ε/d`` on each of ``d`` attributes (Sec. VII-A);
     * record: chapter 4's Alg. 2 release (Eq. 14's gradient plus ``Lap(ΔSGD/ε)`` per feature).
     """
@@ -116,10 +123,12 @@ def broken_entries(eps: float, value_range: float) -> list[Entry]:
     right = records._releases(eps, train.Setup())["spof_alg2"]
     record = privacy.PairRelease(right.mean_a, right.mean_b, right.scale_a / cut,
                                  right.scale_b / cut)
-    pair = [(np.zeros(BROKEN_SHAPE), np.full(BROKEN_SHAPE, float(value_range)))]
+    pair = [(np.zeros(BROKEN_SHAPE),
+             np.full(BROKEN_SHAPE, float(value_range if max_diff is None else max_diff)))]
     return [
         Entry("tensor Laplace", "tldp", "tensor", eps, eps,
-              tensor_exact("laplace", cut * eps, BROKEN_SHAPE, value_range, 0.0), tensor, pair),
+              tensor_exact("laplace", cut * eps, BROKEN_SHAPE, value_range, 0.0, max_diff),
+              tensor, pair),
         Entry("tuple Laplace at ε/d", "pm", "tuple", eps, eps,
               d * audit.exact_audit(split).epsilon,
               multiattribute._sampler(split.privatize), multiattribute._pairs(d)),
@@ -128,7 +137,8 @@ def broken_entries(eps: float, value_range: float) -> list[Entry]:
     ]
 
 
-def _validation_cases(eps_table, n: int, n_tensor: int, value_range: float) -> list:
+def _validation_cases(eps_table, n: int, n_tensor: int, value_range: float,
+                      max_diff: float | None = None) -> list:
     """(name, status, sampler, pairs, claimed, true ε, classifier, n) of every audit of
     :func:`auditor_validation`."""
     from ldp_companion import audit
@@ -143,27 +153,31 @@ def _validation_cases(eps_table, n: int, n_tensor: int, value_range: float) -> l
                           audit.exact_audit(m).epsilon, "histogram", n))
     cases += [(cls.__name__, "mutant", cls(1.0), SCALAR_PAIRS, 1.0, true(1.0), "histogram", n)
               for cls, true in MUTANTS]
-    return cases + _broken_cases(n, n_tensor, value_range)
+    return cases + _broken_cases(n, n_tensor, value_range, max_diff)
 
 
-def _broken_cases(n: int, n_tensor: int, value_range: float) -> list:
+def _broken_cases(n: int, n_tensor: int, value_range: float,
+                  max_diff: float | None = None) -> list:
     """:func:`_validation_cases`' audits of :func:`broken_entries` (ε = 1): each release once
     per classifier, the tensor with ``n_tensor`` outputs per input."""
     return [(e.key, "mutant", e.sampler, e.pairs, e.claimed, e.exact, kind,
              n_tensor if e.kind == "tensor" else n)
-            for e in broken_entries(1.0, value_range) for kind in blackbox.CLASSIFIERS]
+            for e in broken_entries(1.0, value_range, max_diff)
+            for kind in blackbox.CLASSIFIERS]
 
 
 def auditor_validation(eps_table, n: int, rng: np.random.Generator, *,
-                       n_tensor: int | None = None, value_range: float = 256.0) -> pd.DataFrame:
+                       n_tensor: int | None = None, value_range: float = 256.0,
+                       max_diff: float | None = None) -> pd.DataFrame:
     """The auditor on mechanisms whose ε is known: the catalogue's scalar mechanisms at each
     budget (correct: true ε = exact ε), Appendix A's mutants at ε = 1 and
     :func:`broken_entries` at ε = 1 (broken: true ε from their docstrings and laws), the
     latter audited once by each classifier alone, so that logistic regression is validated
     on a tensor, a tuple and a record (the tensor with ``n_tensor`` outputs per input, default
-    ``n``). Columns: mechanism, status, classifier, budget, true ε, bound, flagged."""
+    ``n``, calibrated with range ``value_range`` and judged on the pair all 0 / all
+    ``max_diff``). Columns: mechanism, status, classifier, budget, true ε, bound, flagged."""
     n_tensor = n if n_tensor is None else n_tensor
-    cases = _validation_cases(eps_table, n, n_tensor, value_range)
+    cases = _validation_cases(eps_table, n, n_tensor, value_range, max_diff)
     confidence = family_confidence(len(cases))
     rows = []
     for name, status, sampler, pairs, claimed, true, kind, size in cases:

@@ -77,27 +77,38 @@ def tensor_error(key: str, eps: float, shape, value_range: float, delta: float) 
     return noise_sigma(key, eps, shape, value_range, delta) ** 2
 
 
-def budget_for(key: str, target: float, shape, value_range: float, delta: float) -> float:
-    """The budget parameter at which tensor mechanism ``key`` spends ``target`` (its exact ε),
-    or nan when no budget in [10⁻⁹, 10⁹] does (TLDP: where the budget is small enough, its
-    kept entries make the ε infinite). The exact ε rises with the budget once finite: the
-    root is bracketed on a log grid, then refined."""
+def budget_for(key: str, target: float, shape, value_range: float, delta: float,
+               max_diff: float | None = None) -> float:
+    """The budget parameter at which tensor mechanism ``key`` (calibrated with range
+    ``value_range``) spends ``target`` (its exact ε for the pair all 0 / all ``max_diff``,
+    default ``value_range``: :func:`~ldp_companion.compare.catalogue.tensor_exact`), or nan
+    when no budget in [10⁻⁹, 10⁹] does (TLDP: where the budget is small enough, its kept
+    entries make the ε infinite). The exact ε rises with the budget once finite: the root is
+    bracketed on a log grid, then refined."""
     grid = np.geomspace(1e-9, 1e9, 73)
-    spent = np.array([tensor_exact(key, float(e), shape, value_range, delta) for e in grid])
+    spent = np.array([tensor_exact(key, float(e), shape, value_range, delta, max_diff)
+                      for e in grid])
     below = np.flatnonzero(np.isfinite(spent) & (spent <= target))
     if below.size == 0 or below[-1] + 1 >= grid.size:
         return math.nan
     lo, hi = math.log(grid[below[-1]]), math.log(grid[below[-1] + 1])
-    f = lambda log_eps: tensor_exact(key, math.exp(log_eps), shape, value_range, delta) - target  # noqa: E731
+
+    def f(log_eps):
+        return tensor_exact(key, math.exp(log_eps), shape, value_range, delta,
+                            max_diff) - target
+
     if not np.isfinite(f(hi)):
         return math.nan
     return math.exp(brentq(f, lo, hi, xtol=1e-12))
 
 
-def laplace_share(shape, value_range: float, delta: float) -> float:
+def laplace_share(shape, value_range: float, delta: float,
+                  max_diff: float | None = None) -> float:
     """The share of its pure ε that the Laplace tensor baseline spends at ``delta`` (on the
-    extreme pair of a ``shape`` tensor): its ε at ``delta`` when run at pure ε = 1."""
-    return tensor_exact("laplace", 1.0, shape, value_range, delta)
+    extreme pair of a ``shape`` tensor, all 0 / all ``max_diff``): its ε at ``delta`` over
+    its pure ε on that pair."""
+    return (tensor_exact("laplace", 1.0, shape, value_range, delta, max_diff)
+            / tensor_exact("laplace", 1.0, shape, value_range, 0.0, max_diff))
 
 
 def claimed_ratio(errors: pd.DataFrame, worse: str, better: str) -> float:
@@ -113,16 +124,18 @@ def claimed_ratio(errors: pd.DataFrame, worse: str, better: str) -> float:
     return float(ratio[0])
 
 
-def tensor_errors(eps_grid, shape, value_range: float, delta: float) -> pd.DataFrame:
-    """Release error of each tensor mechanism at each true ε, and at each *claimed* ε (the
-    paper's comparison). Long table: task, mechanism, ε, basis ("claimed" or "true"),
-    budget (the parameter it runs at), error."""
+def tensor_errors(eps_grid, shape, value_range: float, delta: float,
+                  max_diff: float | None = None) -> pd.DataFrame:
+    """Release error of each tensor mechanism at each true ε (on the pair all 0 / all
+    ``max_diff``, :func:`budget_for`), and at each *claimed* ε (the paper's comparison). Long
+    table: task, mechanism, ε, basis ("claimed" or "true"), budget (the parameter it runs
+    at), error."""
     rows = []
     for key in TENSOR_KEYS:
         for eps in eps_grid:
             rows.append(("tensor release", key, eps, "claimed", eps,
                          tensor_error(key, eps, shape, value_range, delta)))
-            budget = budget_for(key, eps, shape, value_range, delta)
+            budget = budget_for(key, eps, shape, value_range, delta, max_diff)
             error = (tensor_error(key, budget, shape, value_range, delta)
                      if np.isfinite(budget) else math.nan)
             rows.append(("tensor release", key, eps, "true", budget, error))
