@@ -22,13 +22,16 @@ import pandas as pd
 from ldp_companion.audit import audit_samplers, exact_audit, largest_excess
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.montecarlo import bonferroni_z, moment_check
-from ldp_companion.plotting import label
+from ldp_companion.plotting import label, tick_text
 from ldp_companion.validation import check_epsilons, check_positive_int
 
 __all__ = ["XS", "check_mechanism"]
 
 #: Inputs of the moment checks: both ends, the middle and two inner points.
 XS = (-1.0, -0.4, 0.0, 0.3, 1.0)
+#: How far an exact output law's mass, mean and variance may be from 1, x and the stated
+#: variance (round-off).
+LAW_ATOL = 1e-9
 
 
 def _exact(name, eps_grid) -> pd.DataFrame:
@@ -100,8 +103,9 @@ def check_mechanism(ledger, name: str, eps_grid, rng: np.random.Generator, *, n_
     moments = _moments(name, eps_grid, n_mc, rng)
     errors = moments[["law mean error", "law var rel. error", "law mass error"]]
     ledger.compare(f"{name}-law", f"{shown}'s output law has mass 1, mean x and the stated "
-                   "variance (errors < 1e-9)", errors.to_numpy(), "<", 1e-9,
-                   names=("|mass − 1|, |mean − x|, |Var / variance(x) − 1| per cell", "1e-9"),
+                   f"variance (errors < {tick_text(LAW_ATOL)})", errors.to_numpy(), "<", LAW_ATOL,
+                   names=("|mass − 1|, |mean − x|, |Var / variance(x) − 1| per cell",
+                          tick_text(LAW_ATOL)),
                    section=section)
     z_star = bonferroni_z(2 * len(moments), family_error=1e-3)
     ledger.compare(f"{name}-mc", f"{shown}'s sampler is unbiased with the stated variance: |z| "

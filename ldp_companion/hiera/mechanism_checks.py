@@ -61,14 +61,14 @@ def record_levels(ledger, table: pd.DataFrame) -> None:
     ledger.close(
         "levels-p-c",
         "Keep probabilities pₜ and cₜ = tanh(εₜ/2) of the Sec. 6 levels "
-        "(reconstructed reference, base 0.5 and 1)",
+        f"(reconstructed reference, base {' and '.join(f'{b:g}' for b in ref.P)})",
         paper=np.r_[ref.P[0.5], ref.P[1.0], ref.C[0.5], ref.C[1.0]],
         ours=np.r_[col(0.5, "pₜ"), col(1.0, "pₜ"), col(0.5, "cₜ"), col(1.0, "cₜ")],
         atol=5e-7, section="hiera-mechanisms")
     ledger.close(
         "grr-matrix",
         "GRR level report: keep and move probabilities per true level "
-        "(reconstructed reference, base 0.5 and 1)",
+        f"(reconstructed reference, base {' and '.join(f'{b:g}' for b in ref.GRR)})",
         paper=np.concatenate([np.r_[d, o] for d, o in ref.GRR.values()]),
         ours=np.concatenate([table.loc[b, ["GRR keep", "GRR other"]].to_numpy().T.ravel()
                              for b in ref.GRR]),
@@ -167,7 +167,8 @@ def record_plc(ledger, tab: pd.DataFrame) -> None:
         section=sec)
     ledger.close(
         "plc-q-table",
-        "PLC keep probabilities q(i→j) (reconstructed reference, base 0.5 and 1)",
+        "PLC keep probabilities q(i→j) (reconstructed reference, base"
+        f" {' and '.join(f'{b:g}' for b in ref.Q)})",
         paper=np.r_[ref.Q[0.5], ref.Q[1.0]],
         ours=np.r_[tuple(tab.loc[tab["base ε"] == b, "q"] for b in ref.Q)],
         atol=5e-7, section=sec)

@@ -77,7 +77,7 @@ def worst_case_figure(wc: pd.DataFrame, gaps: pd.DataFrame, top: float = 1.35) -
     """Fig. 1: worst-case variance against ε (top) and relative to HM-TP (bottom, clipped at
     ``top``), baselines left and the paper's mechanisms right; ``gaps`` are the intervals
     where HM-TP is not lowest (:func:`~ldp_companion.pm.worst_case.record_hmtp_lowest`)."""
-    ratio = wc.div(wc["hm_tp"], axis=0)
+    ratio, floor = wc.div(wc["hm_tp"], axis=0), 0.97  # floor: the bottom panels' lower end
     fig, axes = plt.subplots(2, 2, figsize=(_WIDTH, 6.0), sharex=True, sharey="row")
     groups = [[n for n in MECHS if n not in NEW], NEW]
     for col, names in enumerate(groups):
@@ -89,14 +89,14 @@ def worst_case_figure(wc: pd.DataFrame, gaps: pd.DataFrame, top: float = 1.35) -
             axes[1, col].plot(ratio.index, ratio[n], **style)
         axes[0, col].set(xscale="log", yscale="log",
                          title=("Fig. 1, baselines" if col == 0 else "Fig. 1, the paper's"))
-        axes[1, col].set(xlabel="privacy budget ε", ylim=(0.97, top))
+        axes[1, col].set(xlabel="privacy budget ε", ylim=(floor, top))
         axes[1, col].axhline(1.0, color="0.3", lw=0.8)
     axes[0, 0].set_ylabel("max_x Var[Y | x]")
     axes[1, 0].set_ylabel("ratio to HM-TP")
     legend_below(fig)
     alt = ("Four panels against ε on a log axis. Top: worst-case variance, falling with ε, of"
            " the four baselines (left) and of the paper's four mechanisms (right). Bottom: the"
-           f" same curves divided by HM-TP's, from 0.97 to {top:.2f}.")
+           f" same curves divided by HM-TP's, from {floor:g} to {top:.2f}.")
     return {"caption": _fig1_caption(wc, ratio, gaps, top), "alt": alt, "fig": fig}
 
 
@@ -139,7 +139,7 @@ def k_rule_figure(e1, h: dict, arg: pd.DataFrame, k_rule: float, proposed) -> di
                f" The paper's rule uses ε1 = {k_rule:g} (dotted) for its three mechanisms,"
                f" within {cost:.2%} of their minima.")
     alt = ("Curves of h(ε1) against the per-attribute budget, each with one minimum, and a"
-           " dotted vertical line at 2.5.")
+           f" dotted vertical line at {k_rule:g}.")
     return {"caption": caption, "alt": alt, "fig": fig}
 
 

@@ -48,7 +48,7 @@ def record_eq36(ledger, arg: pd.DataFrame) -> None:
         "Three-Outputs and HM-TP (Appendix S)",
         paper=[K_RULE] * 3, ours=arg.loc[proposed, "argmin ε1"], atol=0.05,
         section="pm-multiattribute",
-        note=("using 2.5 instead of the argmin costs at most "
+        note=(f"using {K_RULE:g} instead of the argmin costs at most "
               f"{arg.loc[proposed, 'h(2.5) / min h'].max() - 1:.2%} in worst-case variance"))
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.mechanisms.compare import not_lowest, worst_case_table
-from ldp_companion.plotting import label
+from ldp_companion.plotting import label, tick_text
 from ldp_companion.pm import theory
 from ldp_companion.pm.references import CROSSINGS, FIG1_MECHS, fig1_printed
 
@@ -82,14 +82,15 @@ def record_three_outputs_leaves_duchi(ledger, wc: pd.DataFrame) -> None:
     """Claim ``three-outputs-leaves-duchi``: equal to Duchi for ε ≤ ln 2, lower above."""
     grid = wc.index.to_numpy(float)
     below = grid <= np.log(2)
-    same = np.isclose(wc["three_outputs"], wc["duchi"], rtol=1e-12, atol=0)
+    same = np.isclose(wc["three_outputs"], wc["duchi"], rtol=TIE_RTOL, atol=0)
     lower = (wc["three_outputs"] < wc["duchi"]).to_numpy()
     ledger.condition(
         "three-outputs-leaves-duchi",
         "Three-Outputs equals Duchi for ε ≤ ln 2 and is strictly better above (Table II)",
         ok=np.where(below, same, lower),
         evidence={"ε grid": grid, "Three-Outputs": wc["three_outputs"], "Duchi": wc["duchi"]},
-        ours=(f"equal to 1e-12 on {int(same[below].sum())} of {int(below.sum())} ε ≤"
+        ours=(f"equal to {tick_text(TIE_RTOL)} on {int(same[below].sum())} of"
+              f" {int(below.sum())} ε ≤"
               f" ln 2; lower on {int(lower[~below].sum())} of {int((~below).sum())} above"),
         section="pm-crossovers")
 

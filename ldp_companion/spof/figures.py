@@ -72,10 +72,11 @@ def fig4_5(fig5: pd.DataFrame, med: np.ndarray, l: int):
     legend_below(fig, ncol=3)
     caption = (
         "Left: the authors' Fig. 4, Eq. 53 at b/l normalised to its peak, nearly the same"
-        " for every h. Middle: the median of the largest of 100 draws of b under the exact"
+        " for every h. Middle: the median of the largest of D = 100 draws of b under the exact"
         f" law, {med[1]:.1f} at h = ½ and {med[0]:.1e} at h = 0 (log axis; grey: the range"
         " of b the left panel shows): nothing like the left panel. Right: the authors'"
-        f" Fig. 5 curve rises to {fig5.iloc[-1, 0]:.4f} at σ = 10, below 0.5.")
+        f" Fig. 5 curve rises to {fig5.iloc[-1, 0]:.4f} at σ = {fig5.index[-1]:g}, below"
+        " Remark 2's “at least 0.5”.")
     return fig, caption
 
 

@@ -105,7 +105,7 @@ def record_prop4(ledger, prob: pd.DataFrame, *, sigma: float, n_mc: int) -> None
     se_max = math.sqrt(0.25 / n_mc)
     ledger.compare(
         "prop4-half",
-        f"Prop. 4: Pr[b_j < 1] ≥ 0.5 for large σ (σ = {sigma:g}, four h,"
+        f"Prop. 4: “Pr[b_j < 1] ≥ 0.5” for large σ (σ = {sigma:g}, four h,"
         f" {n_mc:,} draws each, Monte Carlo plus 5 s.e.)",
         prob["Pr[b_j < 1]"].to_numpy() + 5 * se_max, ">=", 0.5,
         names=("Monte Carlo + 5 s.e.", "0.5"),
@@ -124,8 +124,8 @@ def record_fig5(ledger, fig5: pd.DataFrame) -> None:
     """Record ``fig5-remark2`` from :func:`fig5_table`."""
     ledger.compare(
         "fig5-remark2",
-        "Remark 2, Fig. 5: for large σ, with probability at least 0.5 noisy inputs need"
-        " less DP noise (the authors' plotted curve, σ up to 10)",
+        "Remark 2, Fig. 5: for large σ, noisy inputs need less DP noise “with probability"
+        " of at least 0.5” (the authors' plotted curve, σ up to 10)",
         fig5.iloc[:, 0].max(), ">=", 0.5, names=("largest value", "0.5"),
         note=f"under the paper's definitions the value is at most {fig5.iloc[:, 1].max():.0e}")
 

@@ -153,7 +153,8 @@ def record_sum_laplace(ledger, blocks: np.ndarray, n_mc: int) -> float:
         "Alg. 1, Step 5: the sum of two independent Laplace draws is Laplace (excess"
         f" kurtosis 3; Monte Carlo, {n_mc:,} sums)",
         privacy.kurtosis_facts()["laplace"], blocks.mean(), atol=4 * se,
-        note="closed form for the sum: 1.5")
+        note="closed form for the sum:"
+        f" {privacy.kurtosis_facts()['sum_of_two_laplace']:g}")
     return se
 
 

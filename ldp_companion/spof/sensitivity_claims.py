@@ -1,6 +1,5 @@
-"""The chapter's checks of the sensitivities: SPOF's Δ̄ and Δ̂ (App. B.I, Prop. 3, App. D),
-DP-SGD's ΔSGD, clipping and noise (App. B.II, Alg. 2, Eq. 15) and the per-feature
-sensitivities of App. H (Fig. 6), each computed here and recorded in the chapter's ledger.
+"""The chapter's checks of the sensitivities, recorded in its ledger: SPOF's Δ̄ and Δ̂ (App. B.I,
+Prop. 3, App. D), DP-SGD's ΔSGD, clipping and noise (App. B.II, Alg. 2, Eq. 15) and Fig. 6's.
 
 Brute force (Def. 2) is the reference throughout: the coefficients are linear in each
 feature, so a fine grid of values per feature reaches the supremum
@@ -15,6 +14,7 @@ import pandas as pd
 from scipy.optimize import minimize_scalar
 
 from ldp_companion.montecarlo import estimated_scale
+from ldp_companion.plotting import tick_text
 from ldp_companion.spof import sensitivity, taylor, train
 
 __all__ = ["shifted_coefficients", "brute_sensitivities", "prop3_table", "record_delta",
@@ -26,6 +26,8 @@ A_GRID = np.linspace(-2, 10, 1201)
 #: The expansion points the Fig. 6 table shows.
 FIG6_ROWS = [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0, 5.0, 10.0]
 _CLIP_SAMPLE = 1000     # random gradients of the Eq. 15 check
+_CLIP_ATOL = 1e-9       # how exactly each property of the clipping must hold
+_X_POINTS = 101         # values of x Eq. 57 is maximised over
 
 
 def _paper_coef(x):
@@ -136,9 +138,9 @@ def record_alg2(ledger, n: int, clip: float, setup, eps: float, draws: int, rng)
         "alg2-clip-eq15",
         "The training's clipping is Eq. 15's projection onto the ball of radius C: every"
         " clipped gradient has norm ≤ C, points where the gradient points, and is the"
-        " gradient itself when its norm is ≤ C, of norm C otherwise (1,000 random gradients"
-        " with norms up to 3C; each property to 10⁻⁹)",
-        np.array(max(found.values()) <= 1e-9), evidence=found)
+        f" gradient itself when its norm is ≤ C, of norm C otherwise ({_CLIP_SAMPLE:,} random"
+        f" gradients with norms up to 3C; each property to {tick_text(_CLIP_ATOL)})",
+        np.array(max(found.values()) <= _CLIP_ATOL), evidence=found)
     b_big = 4 * clip / math.sqrt(n)  # b_j·σ(0)·√n = 2C: clipped
     nu = [train.gradient_noise(eps, draws, rng, setup=setup, b=b) for b in (1.0, b_big)]
     est, se = np.array([estimated_scale(v) for v, _ in nu]).T
@@ -154,9 +156,9 @@ def record_alg2(ledger, n: int, clip: float, setup, eps: float, draws: int, rng)
 
 
 def eq57(a: np.ndarray) -> np.ndarray:
-    """Eq. 57 maximised over 101 values of ``x``: twice the largest |value| + |slope| +
-    |curvature| of one feature's expansion around ``a``."""
-    xs = np.linspace(0, 1, 101)[:, None]
+    """Eq. 57 maximised over :data:`_X_POINTS` values of ``x``: twice the largest |value| +
+    |slope| + |curvature| of one feature's expansion around ``a``."""
+    xs = np.linspace(0, 1, _X_POINTS)[:, None]
     return 2 * (
         np.abs(xs * np.logaddexp(0, -a) + (1 - xs) * np.logaddexp(0, a))
         + np.abs(1 / (1 + np.exp(-a)) - xs)
@@ -198,7 +200,8 @@ def record_fig6(ledger, fig6: pd.DataFrame, facts: dict) -> None:
     ledger.compare(
         "fig6-eq58",
         "App. H, Eq. 58: SPOF's per-feature sensitivity as a function of a (largest"
-        " relative difference from Eq. 57 maximised over 101 values of x, a from −2 to 10)",
+        f" relative difference from Eq. 57 maximised over {_X_POINTS} values of x, a from"
+        f" {A_GRID[0]:g} to {A_GRID[-1]:g})",
         (np.abs(fig6["paper (58)"] - ref) / ref).max(), "<=", 1e-3,
         names=("largest relative difference", "10⁻³"),
         note=(f"at a = 0: (58) gives {sensitivity.spof_feature_paper(0.0):.3f}, the maximum"
@@ -261,8 +264,8 @@ def record_app_h(ledger, facts: dict) -> None:
     ours = [a_min, *sensitivity.spof_feature_paper(np.array([a_min, 0.0]))]
     ledger.close(
         "fig6-app-h",
-        "App. H: within Fig. 6's range of a, Eq. 58 is smallest, ≈ 4.0348, at a ≈ 0.9057,"
-        " and ≈ 4.6931 at a = 0 (Eq. 58 as printed, minimised by a bounded search on"
-        " a from −2 to 10)",
+        f"App. H: within Fig. 6's range of a, Eq. 58 is smallest, ≈ {APP_H['minimum']:.4f},"
+        f" at a ≈ {APP_H['a at the minimum']:.4f}, and ≈ {APP_H['value at a = 0']:.4f} at"
+        " a = 0 (Eq. 58 as printed, minimised by a bounded search on a from −2 to 10)",
         np.array(list(APP_H.values())), np.array(ours, dtype=float), atol=5e-5,
         note="Eq. 58 itself is not the sensitivity (fig6-eq58); these are its values")

@@ -16,13 +16,16 @@ from ldp_companion.tldp.privacy import gaussian_mu, gdp_epsilon_exact, laplace_t
 
 __all__ = ["wide", "gain", "equivalent", "eps_to_reach", "true_epsilon", "composed_epsilon",
            "BASELINES", "clean_f1", "mean_f1", "tensor_sizes", "with_true_epsilon",
-           "laplace_at_i_gap", "composed_table"]
+           "laplace_at_i_gap", "composed_table", "REACH_SHARE"]
 
 BASELINES = ("laplace", "gaussian", "idn", "mvg")
+#: The share of the no-noise F1 a curve must reach for :func:`eps_to_reach` (our criterion of
+#: "the same utility").
+REACH_SHARE = 0.9
 
 
 def eps_to_reach(runs: pd.DataFrame, clean: pd.Series, mechanism: str,
-                 share: float = 0.9) -> dict:
+                 share: float = REACH_SHARE) -> dict:
     """Per task, the smallest ε of the grid where ``mechanism``'s mean F1 reaches
     ``share × clean[task]`` (``inf`` if it never does)."""
     m = runs[runs["mechanism"] == mechanism].groupby(["task", "epsilon"])["f1"].mean()

@@ -56,10 +56,12 @@ def retain_prob_curves(ceilings: pd.DataFrame, first_zero: float) -> Shown:
         " I entries and Δ = 256 (TLDP-G is within a few units of log₁₀ p). Above the grey"
         " line p is a representable number; for an MNIST or CIFAR-sized tensor log₁₀ p is"
         f" at most {np.log10(ceilings.loc[big, 'max p over ε'].max()):.1f} at any ε, and"
-        f" for MNIST p is 0.0 in double precision from ε ≈ {first_zero:.2f}.")
-    alt = ("Line chart of log10 p against epsilon on a log axis for five tensor sizes; the"
-           " curves for 64, 784 and 3072 entries fall steeply below -300 as epsilon"
-           " approaches 1.")
+        f" for MNIST p is zero in double precision from ε ≈ {first_zero:.2f}.")
+    sunk = [n for n in SIZES.values() if alg.log10_retain_prob(n, DELTA_PAPER, 1.0) < _TINY]
+    alt = (f"Line chart of log10 p against epsilon on a log axis for {len(SIZES)} tensor"
+           " sizes, falling as epsilon approaches 1; the curves for"
+           f" {' and '.join(map(str, sunk))} entries fall below {_TINY:.0f}, the smallest"
+           " float64.")
     return Shown(fig, caption, alt)
 
 
@@ -86,7 +88,7 @@ def attack_accuracy(attack: pd.DataFrame, n: int, se: float) -> Shown:
         f" {tl.get(1.0, float('nan')):.3f} at ε = 1, where the line is"
         f" {ldp_accuracy_bound(1.0):.3f}); the Laplace baseline is near a coin flip.")
     alt = ("Attack accuracy against nominal epsilon: TLDP-L and TLDP-G curves well above"
-           " the e^eps/(1+e^eps) line, Laplace baseline flat near 0.5.")
+           " the e^eps/(1+e^eps) line, Laplace baseline flat near a coin flip.")
     return Shown(fig, caption, alt)
 
 
@@ -173,14 +175,16 @@ def fig3_panels(type3: pd.DataFrame, runs: int, rounds: int) -> Shown:
     caption = (
         "Weighted F1 of the federated model against the nominal ε per released parameter"
         f" tensor ({rounds} rounds, 3 clients; mean ± one standard deviation over"
-        f" {runs} runs; dashed: no noise). TLDP-L first reaches 90 % of the no-noise F1"
+        f" {runs} runs; dashed: no noise). TLDP-L first reaches {an.REACH_SHARE:.0%} of the"
+        " no-noise F1"
         f" (on either task) at ε = {first['tldp_l']:g} and TLDP-G at ε ="
         f" {first['tldp_g']:g};"
         + (f" the first baseline to get there needs ε = {base_first:g}."
            if np.isfinite(base_first)
            else f" no baseline gets there up to ε = {max(first_eps):g}."))
-    alt = ("Two panels of weighted F1 against nominal epsilon from 1 to 3000 for six"
-           " mechanisms in federated averaging.")
+    alt = ("Two panels of weighted F1 against nominal epsilon from"
+           f" {min(first_eps):g} to {max(first_eps):g} for {len(mechs)} mechanisms in"
+           " federated averaging.")
     return Shown(fig, caption, alt)
 
 

@@ -16,11 +16,16 @@ import pandas as pd
 from ldp_companion.paired import gain, off_chance, wide
 from ldp_companion.tvg.calibration_checks import jl_mean, record_jl_unbiased
 
-__all__ = ["CHANCE", "AUC_CHANCE", "beats", "record_ctg", "record_fig5", "record_fig4",
-           "record_fig3", "record_paper_sgd", "record_paper_networks"]
+__all__ = ["CHANCE", "AUC_CHANCE", "OFF_CHANCE", "CLOSE_AUC", "beats", "record_ctg",
+           "record_fig5", "record_fig4", "record_fig3", "record_paper_sgd",
+           "record_paper_networks"]
 
-CHANCE = 0.1 + 0.05       # ten classes; a mean 5 points above chance is "off chance"
-AUC_CHANCE = 0.5 + 0.05   # AUC of a guess, plus 5 points
+#: How far above chance a mean must be to count as "off chance" (5 points).
+OFF_CHANCE = 0.05
+CHANCE = 0.1 + OFF_CHANCE       # ten classes
+AUC_CHANCE = 0.5 + OFF_CHANCE   # AUC of a guess
+#: Fig. 3's "close performance": an AUC gap below this.
+CLOSE_AUC = 0.05
 _ORDER_PAIRS = [("idn", "gauss_paper"), ("gauss_paper", "udn"), ("gauss_paper", "mvg")]
 
 
@@ -74,7 +79,7 @@ def record_fig5(ledger, runs: pd.DataFrame, best_low: float, eps_max: float) -> 
     ledger.difference(
         "fig5-udn-mvg",
         "Fig. 5 (MNIST): UDN is no worse than MVG, especially when ε ≥ 1 (the paper's ε,"
-        " ≤ 100: each ε where one of the two is off chance, or all if none is)",
+        f" ≤ {eps_max:g}: each ε where one of the two is off chance, or all if none is)",
         beats(in_range, "udn", "mvg"))
     ledger.difference(
         "fig5-directional",
@@ -83,9 +88,10 @@ def record_fig5(ledger, runs: pd.DataFrame, best_low: float, eps_max: float) -> 
         beats(runs, "idn", "idn_iid"), kind="beyond the paper")
     ledger.compare(
         "fig5-chance",
-        "Fig. 5 (MNIST): at the paper's ε (≤ 100) the released features carry information"
-        " (some mechanism above chance + 0.05)",
-        best_low, ">", CHANCE, names=("best mean accuracy at ε ≤ 100", "chance + 0.05"))
+        f"Fig. 5 (MNIST): at the paper's ε (≤ {eps_max:g}) the released features carry"
+        f" information (some mechanism above chance + {OFF_CHANCE:g})",
+        best_low, ">", CHANCE, names=(f"best mean accuracy at ε ≤ {eps_max:g}",
+                                      f"chance + {OFF_CHANCE:g}"))
 
 
 def record_fig4(ledger, runs: pd.DataFrame, eps_grid, eps_max: float) -> None:
@@ -100,13 +106,14 @@ def record_fig4(ledger, runs: pd.DataFrame, eps_grid, eps_max: float) -> None:
         _ordering(runs))
     top2 = sorted(e for e in eps_grid if e <= eps_max)[-2:]
     statement = ("Fig. 4: as ε grows, UDN gains an advantage over MVG (the two largest ε of"
-                 " the paper's, ≤ 100)")
+                 f" the paper's, ≤ {eps_max:g})")
     if top2:
         ledger.difference("fig4-udn-mvg", statement,
                           gain(wide(runs, "accuracy"), "udn", "mvg",
                                where=lambda t, e: e in top2))
     else:
-        ledger.not_checked("fig4-udn-mvg", statement, "this run's ε grid has no ε ≤ 100")
+        ledger.not_checked("fig4-udn-mvg", statement,
+                           f"this run's ε grid has no ε ≤ {eps_max:g}")
     ledger.difference(
         "fig4-fair-gauss",
         "Fig. 4, against the standard Gaussian on vec f (analytic): IDN is at least as"
@@ -120,8 +127,9 @@ def record_fig3(ledger, runs: pd.DataFrame) -> None:
     table = wide(runs, "auc")
     ledger.difference(
         "fig3-idn-close",
-        "Fig. 3: IDN shows close performance to Optimized (AUC gap below 0.05, each ε)",
-        0.05 - gain(table, "optimized", "idn"))
+        f"Fig. 3: IDN shows close performance to Optimized (AUC gap below {CLOSE_AUC:g},"
+        " each ε)",
+        CLOSE_AUC - gain(table, "optimized", "idn"))
     ledger.difference(
         "fig3-udn-order",
         "Fig. 3: UDN is slightly inferior to IDN but better than MVG (each ε where one of"
@@ -132,7 +140,7 @@ def record_fig3(ledger, runs: pd.DataFrame) -> None:
 
 _CLOSE_STATEMENT = (
     "Fig. 3 (MNIST, Credit, Adult): IDN shows close performance to Optimized (gap below"
-    " 0.05, each ε)")
+    f" {CLOSE_AUC:g}, each ε)")
 _ORDER_STATEMENT = (
     "Fig. 3 (MNIST, Credit, Adult): UDN is slightly inferior to IDN but better than MVG"
     " (each ε where one of the two is a tenth of the way from chance to 1)")
@@ -162,7 +170,7 @@ def record_paper_sgd(ledger, runs: pd.DataFrame | None, gaps: dict) -> None:
     close, order = [], []
     for _, task_runs in runs.groupby("task"):
         table = wide(task_runs, "score")
-        close.append(0.05 - gain(table, "optimized", "idn"))
+        close.append(CLOSE_AUC - gain(table, "optimized", "idn"))
         chance = task_runs["chance"].iloc[0]
         order += [beats(task_runs, a, b, chance + 0.1 * (1 - chance), "score", table)
                   for a, b in [("idn", "udn"), ("udn", "mvg")]]
@@ -179,6 +187,6 @@ def record_paper_networks(ledger, runs: pd.DataFrame | None, gaps: dict) -> None
         return
     diffs = []
     for (_, task), task_runs in runs.groupby(["type", "task"]):
-        floor = (0.5 if task == "imdb" else 0.1) + 0.05
+        floor = (0.5 if task == "imdb" else 0.1) + OFF_CHANCE
         diffs.append(_ordering(task_runs, floor))
     ledger.difference("fig45-other-data", _PAPER_STATEMENT, np.vstack(diffs))

@@ -9,6 +9,7 @@ import torch
 
 from ldp_companion import paper_assets
 from ldp_companion.datasets import load_mnist_test
+from ldp_companion.plotting import tick_text
 from ldp_companion.tables import show_table
 from ldp_companion.training import as_tensor
 from ldp_companion.tvg import paper_sgd
@@ -107,7 +108,8 @@ def clipped_share_view(seed: int, n: int = _PROBE):
     return show_table(
         clipped_share(seed, n),
         f"MNIST network at initialisation, {n} test images: share of each parameter's"
-        " per-example gradient entries that the clip of 10⁻⁴ changes", formats="{:.1%}")
+        f" per-example gradient entries that the clip of"
+        f" {tick_text(paper_sgd.SETUP['mnist']['clip'])} changes", formats="{:.1%}")
 
 
 def table2_setup() -> pd.DataFrame:

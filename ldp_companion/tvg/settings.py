@@ -83,7 +83,7 @@ def record_network_shapes(ledger, shapes: pd.DataFrame) -> None:
         "tables23-shapes",
         "Tables II–III: the networks built here give the printed tensor shapes (Type I"
         " MNIST's largest gradient; the feature tensors of LeNet-5, VGG-16, AlexNet and the"
-        " BiLSTM, batches of 256)",
+        f" BiLSTM, batches of {BATCH})",
         shapes["same"].to_numpy(),
         evidence={"entries printed": [math.prod(p) for p in shapes["printed"]],
                   "entries built": [math.prod(b) for b in shapes["built"]]})
