@@ -230,24 +230,11 @@ def test_tables_show_readable_labels():
 
 # --- issue 44: the checks added for generated mutants that no claim caught -------------------
 
-def _log_y_denominator_halved(t, h, variant):
-    """``noisy._log_y`` with its ``1.0`` in ``den = 1.0 - h t (+ h)`` halved (the generated
-    mutant ``ldp_companion.spof.noisy:456:10:x0.5``)."""
-    t, h = np.broadcast_arrays(t, h)
-    den = 0.5 - h * t + (h if variant == "paper" else 0.0)
-    num = t * (1.0 - h) if variant == "exact" else t
-    out = np.full(t.shape, np.inf)
-    out[t <= 0] = -np.inf
-    inside = (t > 0) & (den > 0)
-    out[inside] = np.log(num[inside]) - np.log(den[inside])
-    return out, inside, den
-
-
 def test_both_laws_are_their_variables_and_a_halved_denominator_fails():
     """appF-laws: the closed form and Eq. 53 each within 5 s.e. of the Monte Carlo of its
     variable (20,000 draws); with the denominator of ln y's argument halved both laws move
     by far more (at t = ½ the closed form gives ½ instead of 0.136)."""
-    from ldp_companion.spof import noisy
+    from ldp_companion.mutation_generated import applied_generated
 
     def verdict(n=20_000):
         cdf = noisy_claims.cdf_table(n, np.random.default_rng(5))
@@ -258,8 +245,7 @@ def test_both_laws_are_their_variables_and_a_halved_denominator_fails():
     ok, z, cdf = verdict()
     assert ok == "holds" and z < 5
     assert cdf.loc[1.0, noisy_claims.EQ53_MC] == pytest.approx(0.5, abs=0.02)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(noisy, "_log_y", _log_y_denominator_halved)
+    with applied_generated("ldp_companion.spof.noisy:456:10:x0.5"):  # den's 1.0 halved
         bad, z_bad, _ = verdict()
     assert bad == "fails" and z_bad > 20
 
