@@ -82,10 +82,16 @@ def browser():
         b.close()
 
 
+PAGE_TIMEOUT_MS = 180_000
+
+
 def _visit(browser, server, path):
     """Open one page; return (page, outside requests, failed local requests)."""
     outside, failed = [], []
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # a generous limit: a page's scripts wait for the CPU, and under the two test workers and a
+    # loaded machine one chapter page took over playwright's default 30 s to settle (5 s quiet)
+    context.set_default_timeout(PAGE_TIMEOUT_MS)
     page = context.new_page()
 
     def route(r):
@@ -102,7 +108,7 @@ def _visit(browser, server, path):
     page.goto(f"{server}/{path}", wait_until="networkidle")
     if page.locator("script[src*='mathjax']").count():  # Sphinx loads it on pages with math
         page.wait_for_function("() => window.MathJax && MathJax.startup && "
-                               "MathJax.startup.promise", timeout=20_000)
+                               "MathJax.startup.promise")
         page.evaluate("() => MathJax.startup.promise")
     page.wait_for_load_state("networkidle")
     return page, outside, failed
