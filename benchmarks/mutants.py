@@ -2,7 +2,7 @@
 each bug flips.
 
 For each chapter with a ``mutants`` module (``ldp_companion/<chapter>/mutants.py``), the
-chapter runs once as written and once per mutant (:mod:`ldp_companion.mutation`), at the
+chapter runs once as written and once per mutant (:mod:`ldp_companion.verdicts.mutation`), at the
 ``smoke`` profile with seed 0. A mutant is *caught* when at least one verdict shown on the
 page differs from the run as written. The table goes to ``benchmarks/results/mutants.json``,
 which the Verdicts page shows ("What this ledger can detect").
@@ -14,7 +14,7 @@ which the Verdicts page shows ("What this ledger can detect").
 Runs from a fresh clone after ``make install``; a chapter takes its smoke time once per mutant
 plus once (about 1-2 minutes each on 2 cores).
 
-Mutants nobody chose (:mod:`ldp_companion.mutation_generated`): ``--generated N`` runs each
+Mutants nobody chose (:mod:`ldp_companion.verdicts.mutation_generated`): ``--generated N`` runs each
 chapter once as written, recording which lines of its formula modules run, then ``N`` mutants
 drawn (``--seed``) among the sites it reached: literals scaled by 0.5 and 2, ``+``/``-``
 swapped. Two runs go at once (``--jobs``), each in a process of its own, stopped after
@@ -43,11 +43,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ldp_companion import book, runner
-from ldp_companion.grid import JOBS_ENV
-from ldp_companion.ledger import load_ledgers, verdict_changes
-from ldp_companion import mutation_generated as generated
-from ldp_companion.mutation import prelude
+from ldp_companion.edition import book
+from ldp_companion.execution import runner
+from ldp_companion.execution.grid import JOBS_ENV
+from ldp_companion.verdicts.ledger import load_ledgers, verdict_changes
+from ldp_companion.verdicts import mutation_generated as generated
+from ldp_companion.verdicts.mutation import prelude
 
 RESULTS = runner.REPO / "benchmarks" / "results" / "mutants.json"
 PARAMETERS = {"profile": "smoke", "seed": 0}

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from ldp_companion import hiera as H
-from ldp_companion.audit import empirical_audit
+from ldp_companion.auditing.audit import empirical_audit
 from ldp_companion.mechanisms.laplace import Laplace
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import dump_svmlight_file
 
-from ldp_companion.datasets import cache_dir
+from ldp_companion.data.datasets import cache_dir
 from ldp_companion.pm import external_data as ext
 
 SIZES = {"wisdm": 1_098_207, "ipums_br": 4_000_000, "ipums_mx": 4_000_000,

@@ -28,9 +28,9 @@ import sys
 import time
 from pathlib import Path
 
-from ldp_companion import runner
-from ldp_companion.profiles import MissingExtra
-from ldp_companion.grid import PROGRESS_ENV
+from ldp_companion.execution import runner
+from ldp_companion.execution.profiles import MissingExtra
+from ldp_companion.execution.grid import PROGRESS_ENV
 
 
 def _value(text: str):
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         store = None if args.no_resume else Path(args.out).resolve() / "grid-store"
         out = runner.execute(source, Path(args.out), params, log_output=args.log_output,
                              resolved=resolved, store=store)
-        from ldp_companion import cards
+        from ldp_companion.edition import cards
 
         cards.fill(out)
         print(f"executed notebook: {out}")
@@ -144,11 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "coverage":
         return _coverage(args.chapter, args.json)
     if args.command == "student":
-        from ldp_companion.student import write_editions
+        from ldp_companion.edition.student import write_editions
 
         sources = ([runner.find_chapter(c) for c in args.chapters] if args.chapters
                    else runner.chapters())
-        from ldp_companion import book
+        from ldp_companion.edition import book
 
         def sealed_for(stem):  # the student edition carries sealed answers, not the answers
             exercises = book.EXERCISES.get(stem)
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "pdf":
         return _pdf()
     if args.command == "changelog":
-        from ldp_companion import changelog
+        from ldp_companion.edition import changelog
 
         print(f"wrote {changelog.write(runner.REPO)}")
         return 0
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"site built; open {runner.build_site()}")
         return 0
     runner.execute_book(args.profile, args.seed, force=args.force, jobs=args.jobs)
-    from ldp_companion import cards
+    from ldp_companion.edition import cards
 
     for notebook in sorted(runner.GENERATED.glob("*.ipynb")):  # the chapters' cards
         cards.fill(notebook)
@@ -190,9 +190,9 @@ def _resolved(chapter: str, params: dict) -> dict:
     ------
     ValueError
         One line naming a parameter the chapter does not have, or one whose value is outside
-        its allowed range (:meth:`~ldp_companion.profiles.ChapterParams.resolve`).
+        its allowed range (:meth:`~ldp_companion.execution.profiles.ChapterParams.resolve`).
     """
-    from ldp_companion import book
+    from ldp_companion.edition import book
 
     spec = book.PARAMS[chapter]
     spec.check_names(params)
@@ -202,7 +202,7 @@ def _resolved(chapter: str, params: dict) -> dict:
 
 def _pin(build: str | None, check_only: bool) -> int:
     """Write the book's pins from a build's ledgers, or check the build against them."""
-    from ldp_companion import pins
+    from ldp_companion.verdicts import pins
 
     build = Path(build) if build else runner.GENERATED
     folder = runner.REPO / pins.BOOK_PINNED
@@ -227,7 +227,7 @@ def _pin(build: str | None, check_only: bool) -> int:
 def _pdf() -> int:
     from importlib import metadata
 
-    from ldp_companion import pdf_edition
+    from ldp_companion.edition import pdf_edition
 
     site = runner.REPO / "_build" / "html"
     try:
@@ -240,8 +240,8 @@ def _pdf() -> int:
 
 
 def _data_fetch(args) -> int:
-    from ldp_companion import data_fetch
-    from ldp_companion.datasets import cache_dir
+    from ldp_companion.edition import data_fetch
+    from ldp_companion.data.datasets import cache_dir
 
     chapters = args.chapters or None
     if args.list:
@@ -267,7 +267,7 @@ def _data_fetch(args) -> int:
 
 
 def _plan(args) -> int:
-    from ldp_companion import planning
+    from ldp_companion.edition import planning
 
     p = planning.plan(args.chapter, args.profile, args.workers, args.device)
     print(f"{p.chapter}, profile {p.profile}, {p.workers} grid workers, device {p.device}\n")
@@ -302,7 +302,7 @@ def _plan(args) -> int:
 
 
 def _params(chapter: str | None, sync: bool) -> int:
-    from ldp_companion import book
+    from ldp_companion.edition import book
 
     if sync:
         for path in book.sync_parameters(runner.REPO):
@@ -321,8 +321,8 @@ def _params(chapter: str | None, sync: bool) -> int:
 def _coverage(chapter: str | None, as_json: bool) -> int:
     import os
 
-    from ldp_companion import book
-    from ldp_companion.ledger import LEDGER_DIR_ENV
+    from ldp_companion.edition import book
+    from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV
 
     folder = Path(os.environ.get(LEDGER_DIR_ENV) or runner.GENERATED)
     chapters = None if chapter is None else [runner.find_chapter(chapter).stem]

@@ -79,7 +79,7 @@ profile = "smoke"
 seed = 0
 ```
 ```{code-cell} ipython3
-from ldp_companion.ledger import Ledger
+from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.mechanisms.laplace import Laplace
 ledger = Ledger("99-toy", refs={"var": "Lemma 1"})
 ledger.close("var", "Var of Laplace at eps 1 is 8", 8.0, Laplace(1.0).worst_case_variance(), rtol=1e-9)

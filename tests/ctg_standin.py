@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ldp_companion.datasets import CTG_COLUMNS
+from ldp_companion.data.datasets import CTG_COLUMNS
 
 #: The columns of UCI's sheet "Raw Data", in order.
 RAW_COLUMNS = ("FileName", "Date", "SegFile", "b", "e", "LBE", "LB", "AC", "FM", "UC", "ASTV",

@@ -3,9 +3,9 @@
 :data:`PRELUDE` runs in a chapter's kernel before its first cell (``runner.execute(...,
 prelude=PRELUDE)``). It wraps the Axes methods that draw data and writes, to
 ``plot-spy.json`` in the run's folder, the numbers each figure was given, one entry per figure
-in the order they are saved (:func:`ldp_companion.plotting.show` saves each figure it shows,
+in the order they are saved (:func:`ldp_companion.page.plotting.show` saves each figure it shows,
 and nothing else saves one), so entry k belongs to Figure N.k. :func:`mismatch` compares an
-entry with the figure's CSV, which :mod:`ldp_companion.figure_data` reads back from the
+entry with the figure's CSV, which :mod:`ldp_companion.execution.figure_data` reads back from the
 artists: an independent record of the same figure.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tests of ldp_companion.audit: exact and empirical epsilon audits, mutation checks.
+"""Tests of ldp_companion.auditing.audit: exact and empirical epsilon audits, mutation checks.
 
 Every random draw is seeded; seeds and sample sizes are stated where they matter.
 """
@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 from hypothesis.extra import numpy as hnp  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from ldp_companion.audit import (  # noqa: E402
+from ldp_companion.auditing.audit import (  # noqa: E402
     EmpiricalAudit, ExactAudit, Region, additive_laplace_sampler, allowed_exceedances,
     best_test_accuracy, clopper_pearson, empirical_audit,
     exact_audit, law_log_ratio, ldp_accuracy_bound, loop_sampler, mechanism_sampler,
@@ -441,8 +441,8 @@ def test_allowed_exceedances():
 def test_chapter_sampler_check_fails_on_a_mutant():
     """The chapter-3 check (audit_samplers, judged per mechanism) turns to 'fails' for a
     sampler that breaks its claim, and stays 'holds' for correct ones."""
-    from ldp_companion.audit import audit_samplers, largest_excess
-    from ldp_companion.ledger import Ledger
+    from ldp_companion.auditing.audit import audit_samplers, largest_excess
+    from ldp_companion.verdicts.ledger import Ledger
     from ldp_companion.mechanisms.mutants import LaplaceHalfScale
 
     def verdict(mechs):

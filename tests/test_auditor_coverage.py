@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ldp_companion import blackbox
+from ldp_companion.auditing import blackbox
 from ldp_companion.compare import claims, true_epsilon
 from ldp_companion.compare.mutants import MUTANTS, SAME_SAMPLE
-from ldp_companion.ledger import Ledger
+from ldp_companion.verdicts.ledger import Ledger
 
 K, N = 20, 1_000
 
@@ -72,7 +72,7 @@ def test_the_same_sample_auditor_fails_it(same_sample):
 def test_the_mutant_is_listed_and_targets_the_auditor():
     assert SAME_SAMPLE in MUTANTS
     module, name = SAME_SAMPLE.target.split(":")
-    assert module == "ldp_companion.blackbox" and getattr(blackbox, name) is blackbox.sniper_audit
+    assert module == "ldp_companion.auditing.blackbox" and getattr(blackbox, name) is blackbox.sniper_audit
 
 
 def test_the_p_value_is_the_binomial_tail():

@@ -1,6 +1,6 @@
 """Bad parameters are refused at the door (issue 43, item 5).
 
-Every knob of every chapter has a :class:`~ldp_companion.profiles.Kind`; the tests below
+Every knob of every chapter has a :class:`~ldp_companion.execution.profiles.Kind`; the tests below
 generate bad values from it, so a new parameter is covered by construction:
 
 * the command line (``python -m ldp_companion run CH -p NAME VALUE``) refuses a bad name or
@@ -20,9 +20,10 @@ import sys
 import nbformat
 import pytest
 
-from ldp_companion import book, runner
+from ldp_companion.edition import book
+from ldp_companion.execution import runner
 from ldp_companion.__main__ import cli, main
-from ldp_companion.profiles import (EPS, N_JOBS, PROFILES, Bool, ChapterParams, Choice, Int,
+from ldp_companion.execution.profiles import (EPS, N_JOBS, PROFILES, Bool, ChapterParams, Choice, Int,
                                     Kind, ListOf, MapOf, Number, OneOf, Text, infer_kind)
 
 KNOBS = [(stem, name) for stem, spec in book.PARAMS.items() for name in spec.names]
@@ -281,7 +282,7 @@ def test_the_allowed_range_is_on_the_chapter_page():
 
 def test_the_declared_names_are_the_packages():
     """The params modules import no torch, so they spell the packages' names out."""
-    from ldp_companion import device
+    from ldp_companion.neural import device
     from ldp_companion.hiera import experiments as hx, sgd
     from ldp_companion.pm import experiments as px
     from ldp_companion.spof import experiments as sx, train

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from ldp_companion.runner import REPO
+from ldp_companion.execution.runner import REPO
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -125,7 +125,7 @@ def test_stored_mutation_table_covers_every_mutant_and_each_is_caught():
     ``benchmarks/mutants.py`` after adding one), and every one flipped a verdict."""
     import importlib
 
-    from ldp_companion import book
+    from ldp_companion.edition import book
 
     rec = json.loads((REPO / "benchmarks" / "results" / "mutants.json").read_text())
     assert rec["parameters"] == {"profile": "smoke", "seed": 0}
@@ -149,7 +149,7 @@ def test_shipped_chapter_times_name_every_chapter_and_order_a_fresh_build(tmp_pa
                                                                            monkeypatch):
     """A fresh clone has no run records nor build times: the build starts the longest chapter
     first from the times the repository ships."""
-    from ldp_companion import runner
+    from ldp_companion.execution import runner
 
     monkeypatch.setattr(runner, "BUILD_TIMES", tmp_path / "no-build-yet.json")
     times = json.loads(runner.CHAPTER_TIMES.read_text())["seconds"]

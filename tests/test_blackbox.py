@@ -1,14 +1,14 @@
 """The black-box auditor (DP-Sniper): it catches broken mechanisms and never flags a correct one.
 
 Seeded runs; ``n`` outputs per input are stated in each test. The exact ε (from the output
-law, :func:`ldp_companion.audit.exact_audit`) is the ceiling a correct bound stays under.
+law, :func:`ldp_companion.auditing.audit.exact_audit`) is the ceiling a correct bound stays under.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ldp_companion import audit, blackbox
+from ldp_companion.auditing import audit, blackbox
 from ldp_companion.mechanisms import get_mechanism, mechanism_names
 from ldp_companion.mechanisms.mutants import MUTANTS
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from ldp_companion import runner
+from ldp_companion.execution import runner
 
 CHAPTER = """---
 jupytext:

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion.ledger import Ledger
-from ldp_companion.mutation import Mutant, applied, scaled
+from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.verdicts.mutation import Mutant, applied, scaled
 
 DELTA = 1e-5
 

@@ -7,9 +7,9 @@ import re
 import nbformat
 import pytest
 
-from ldp_companion import cards
-from ldp_companion.coverage import Item, PaperItems
-from ldp_companion.ledger import Ledger
+from ldp_companion.edition import cards
+from ldp_companion.verdicts.coverage import Item, PaperItems
+from ldp_companion.verdicts.ledger import Ledger
 
 CHAPTER = "05-hiera"
 
@@ -95,7 +95,7 @@ def test_fill_puts_the_card_into_the_tagged_cell_only(tmp_path):
 @pytest.mark.parametrize("chapter", ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
                                      "05-hiera"])
 def test_every_chapter_has_a_card_cell(chapter):
-    from ldp_companion import runner
+    from ldp_companion.execution import runner
 
     source = runner.find_chapter(chapter).read_text()
     assert f":tags: [remove-input, {cards.TAG}]" in source

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 from plot_spy import PRELUDE, TWO_WAY, mismatch
 
-from ldp_companion import book, runner
+from ldp_companion.edition import book
+from ldp_companion.execution import runner
 from ldp_companion.__main__ import main
-from ldp_companion.ledger import VERDICTS, load_ledgers, section_problems, verdict_changes
-from ldp_companion.profiles import ChapterParams
+from ldp_companion.verdicts.ledger import VERDICTS, load_ledgers, section_problems, verdict_changes
+from ldp_companion.execution.profiles import ChapterParams
 
 SMOKE_BUDGET_S = 60  # the contract's smoke budget on 2 cores: reported, never failed
 
@@ -114,7 +115,7 @@ def test_pin_check_notices_a_changed_a_new_and_a_lost_verdict():
 def _exercises_check_out(chapter: str, nb) -> None:
     """The page (the instructor's view) solves every exercise: each self-check says correct.
     Outside the solutions, no output or text shows an answer (a table that prints one)."""
-    from ldp_companion.student import SELF_CHECK, leaks, split_solutions
+    from ldp_companion.edition.student import SELF_CHECK, leaks, split_solutions
 
     exercises = book.EXERCISES.get(chapter)
     if exercises is None:
@@ -145,7 +146,7 @@ def test_find_chapter():
 
 
 def test_cli_run_with_parameters(tmp_path, capsys, monkeypatch):
-    from ldp_companion.grid_store import STORE_ENV
+    from ldp_companion.execution.grid_store import STORE_ENV
 
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "elsewhere"))  # run sets its own, then restores
     assert main(["run", "spof", "-p", "profile", "smoke", "-p", "seed", "3",
@@ -268,7 +269,7 @@ def test_cli_reports_bad_input_in_one_line(capsys, monkeypatch):
 
 
 def test_cli_says_in_one_line_which_extra_a_chapter_needs(capsys, monkeypatch):
-    from ldp_companion import profiles
+    from ldp_companion.execution import profiles
     from ldp_companion.__main__ import cli
 
     monkeypatch.setitem(profiles.EXTRAS, "torch", ("no_such_module_ldp",))

@@ -8,8 +8,9 @@ import tomllib
 import pytest
 from pybtex.database import parse_string
 
-from ldp_companion import changelog, citation, runner
-from ldp_companion.changelog import Pinning
+from ldp_companion.edition import changelog, citation
+from ldp_companion.execution import runner
+from ldp_companion.edition.changelog import Pinning
 
 
 def test_bibtex_parses_and_names_the_version_every_chapter_and_paper():

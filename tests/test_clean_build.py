@@ -13,7 +13,7 @@ import subprocess
 import pytest
 from conftest import IN_CI, skip_or_fail
 
-from ldp_companion import runner
+from ldp_companion.execution import runner
 
 SITE = runner.REPO / "_build" / "html"
 

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion import blackbox
+from ldp_companion.auditing import blackbox
 from ldp_companion.compare import catalogue, claims, true_epsilon, utility
-from ldp_companion.ledger import Ledger
+from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.tensor.calibration import gaussian_delta
 
@@ -160,7 +160,7 @@ def test_a_broken_mechanism_changes_the_verdict_on_the_page(monkeypatch):
 def test_the_reference_square_wave_matches_appendix_b_s_closed_forms():
     """Worst-case variance against byom.exercises' independent closed form; exact ε from its
     law; mean and variance of 2,000,000 draws within 5 standard errors."""
-    from ldp_companion import audit
+    from ldp_companion.auditing import audit
     from ldp_companion.byom.exercises import square_wave_worst_case_variance
     from ldp_companion.byom.square_wave import SquareWave
 
@@ -265,7 +265,7 @@ def test_chapter_4_s_old_calibrations_fail_the_book_s_claim(monkeypatch):
     the current logit; Opacus's add/remove σ for a replaced record) each turn the book's
     claim from holds to fails (a guarantee broken by one row), and the row's exact ε to 2 ε
     and 1.8 ε."""
-    from ldp_companion.mutation import Mutant, applied, scaled
+    from ldp_companion.verdicts.mutation import Mutant, applied, scaled
     from ldp_companion.spof import train
 
     assert _book_verdict()[1] == "holds"
@@ -519,7 +519,7 @@ def test_the_f1_row_s_false_winners_follow_bonferroni_s_law():
     mechanisms counted as one test (the generated mutant ``nunique() > 1`` → ``> 2`` that no
     claim caught), the two-mechanism maps' share doubles and the claim fails there."""
     from ldp_companion.compare import decision_checks
-    from ldp_companion.mutation_generated import applied_generated, describe
+    from ldp_companion.verdicts.mutation_generated import applied_generated, describe
 
     def run():
         table = decision_checks.null_maps(0.1, np.random.default_rng(7))
@@ -625,7 +625,7 @@ def test_the_page_passes_the_pair_to_every_tensor_call():
     (``max_diff``): one left out would judge that part on a pair outside the 8-bit domain."""
     import re
 
-    from ldp_companion import runner
+    from ldp_companion.execution import runner
 
     source = runner.find_chapter("C-compare").read_text()
     calls = re.findall(r"\.(?:auditor_validation|true_epsilon_table|tensor_rows|tensor_errors|"

@@ -7,8 +7,9 @@ import importlib
 import pandas as pd
 import pytest
 
-from ldp_companion import book, runner
-from ldp_companion.coverage import STATUSES, Item, PaperItems
+from ldp_companion.edition import book
+from ldp_companion.execution import runner
+from ldp_companion.verdicts.coverage import STATUSES, Item, PaperItems
 
 
 def _ledger(**refs) -> pd.DataFrame:
@@ -95,7 +96,7 @@ def test_reproduced_is_earned_by_the_run_and_reduced_says_what_differed():
     ({"a": 3000}, {"a": 1_520_000}, True), ({"a": 1}, {"a": 1}, False),
     ({"a": 1}, {"b": 1}, True), ("stand-ins", "paper", True), (None, None, False)])
 def test_a_parameter_differs_by_its_values(value, paper, differs):
-    from ldp_companion.coverage import _differs
+    from ldp_companion.verdicts.coverage import _differs
 
     assert _differs(value, paper) is differs
 
@@ -108,7 +109,7 @@ def test_a_drawn_item_must_say_what_decides_its_status():
 
 
 def test_resolved_coverage_round_trips_and_an_unrun_chapter_reproduces_nothing(tmp_path):
-    from ldp_companion.coverage import load_coverage, record, unrun
+    from ldp_companion.verdicts.coverage import load_coverage, record, unrun
 
     got = record(_paper(*GOOD), _Cfg(runs=3, eps=[1, 2]), {"mnist"}, directory=tmp_path)
     back = load_coverage(tmp_path)["99-x"]
@@ -168,7 +169,7 @@ def test_every_chapter_list_is_well_formed(chapter):
         if item.status in ("reproduced", "reduced"):
             assert f"({item.artifact})=" in source, f"{item.ref}: no label {item.artifact}"
             assert set(item.setup) <= set(params.names), f"{item.ref}: {item.setup}"
-            from ldp_companion.paper_assets import ASSETS
+            from ldp_companion.data.paper_assets import ASSETS
             assert set(item.assets) <= set(ASSETS), f"{item.ref}: {item.assets}"
 
 
@@ -178,7 +179,7 @@ def test_every_mapped_claim_ref_is_in_the_list(chapter):
     module = importlib.import_module(f"{book.PACKAGES[chapter].__name__}.items")
     refs = getattr(module, "CLAIM_REFS", {})
     known = set(book.ITEMS[chapter].refs)
-    from ldp_companion.coverage import normalise_ref
+    from ldp_companion.verdicts.coverage import normalise_ref
     bad = {cid: r for cid, rs in refs.items() for r in rs if normalise_ref(r) not in known}
     assert not bad
 
@@ -187,7 +188,7 @@ def test_cli_coverage_json_lists_every_item(tmp_path, monkeypatch, capsys):
     import json
 
     from ldp_companion.__main__ import main
-    from ldp_companion.ledger import LEDGER_DIR_ENV, Ledger
+    from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV, Ledger
 
     from ldp_companion.hiera.items import CLAIM_REFS
     led = Ledger("05-hiera", refs=CLAIM_REFS)
@@ -204,7 +205,7 @@ def test_cli_coverage_json_lists_every_item(tmp_path, monkeypatch, capsys):
 def test_cli_coverage_names_the_command_when_a_chapter_was_not_executed(tmp_path, monkeypatch,
                                                                           capsys):
     from ldp_companion.__main__ import cli
-    from ldp_companion.ledger import LEDGER_DIR_ENV
+    from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV
 
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
     monkeypatch.setattr("sys.argv", ["ldp-companion", "coverage", "pm"])
@@ -226,7 +227,7 @@ def _c_ledger(folder, monkeypatch):
 
     from ldp_companion.compare import claims as c_claims
     from ldp_companion.compare.items import CLAIM_KINDS, CLAIM_REFS
-    from ldp_companion.ledger import Ledger
+    from ldp_companion.verdicts.ledger import Ledger
 
     table = pd.DataFrame({"paper": "spof", "kind": "record", "claimed": 1.0,
                           "mechanism": ["spof_alg1", "spof_fm", "spof_prop2"],
@@ -245,10 +246,10 @@ def test_appendix_c_s_claims_show_beside_the_items_they_test(tmp_path, monkeypat
     the verdict C's ledger computed beside chapter 4's Alg. 1 and Props. 2–3: in the coverage
     table (``coverage`` command), the lists of the Verdicts page and chapter 4's card. Its
     primary ref stays C's section, and chapter 4's own claims keep their own verdicts."""
-    from ldp_companion import cards
+    from ldp_companion.edition import cards
     from ldp_companion.compare import items as c_items
-    from ldp_companion.coverage import coverage_html
-    from ldp_companion.ledger import Ledger, load_ledgers
+    from ldp_companion.verdicts.coverage import coverage_html
+    from ldp_companion.verdicts.ledger import Ledger, load_ledgers
     from ldp_companion.spof.items import CLAIM_REFS as SPOF_REFS
 
     c_table = _c_ledger(tmp_path, monkeypatch)

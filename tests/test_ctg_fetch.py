@@ -18,9 +18,10 @@ import pytest
 from conftest import serving, skip_or_fail
 from ctg_standin import RAW_COLUMNS, synthetic_table, write_ctg_zip
 
-from ldp_companion import data_fetch, datasets
+from ldp_companion.data import datasets
+from ldp_companion.edition import data_fetch
 from ldp_companion.__main__ import main
-from ldp_companion.datasets import CTG_COLUMNS, DATA_ENV, REGISTRY, URL_ENV, DataError
+from ldp_companion.data.datasets import CTG_COLUMNS, DATA_ENV, REGISTRY, URL_ENV, DataError
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get(DATA_ENV) or REPO.parent / "shared" / "data")

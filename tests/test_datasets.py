@@ -23,8 +23,8 @@ from ctg_standin import write_ctg_zip
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ldp_companion import datasets
-from ldp_companion.datasets import REGISTRY, DataError
+from ldp_companion.data import datasets
+from ldp_companion.data.datasets import REGISTRY, DataError
 
 REPO = Path(__file__).resolve().parent.parent
 MNIST = ("mnist_test_images", "mnist_test_labels", "mnist_train_labels")
@@ -133,7 +133,7 @@ def test_cache_dir_env(monkeypatch, tmp_path):
 
 def test_cache_dir_source_checkout(monkeypatch):
     monkeypatch.delenv("LDP_COMPANION_DATA", raising=False)
-    package_root = Path(datasets.__file__).resolve().parent.parent
+    package_root = Path(datasets.__file__).resolve().parents[2]
     assert datasets.cache_dir() == package_root / "data" / "cache"
 
 
@@ -375,8 +375,8 @@ def test_a_chapter_run_records_the_files_it_read(use_shared, monkeypatch, tmp_pa
     loader reads is listed in <chapter>.data.json with its size; elsewhere nothing is written."""
     import json
 
-    from ldp_companion.coverage import LEDGER_DIR_ENV
-    from ldp_companion.numbering import CHAPTER_ENV
+    from ldp_companion.verdicts.coverage import LEDGER_DIR_ENV
+    from ldp_companion.verdicts.run_records import CHAPTER_ENV
 
     monkeypatch.delenv(CHAPTER_ENV, raising=False)
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))

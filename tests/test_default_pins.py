@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ldp_companion import changelog, pins, runner
+from ldp_companion.edition import changelog
+from ldp_companion.execution import runner
+from ldp_companion.verdicts import pins
 from ldp_companion.__main__ import main
-from ldp_companion.ledger import VERDICTS
+from ldp_companion.verdicts.ledger import VERDICTS
 
 
 def _build(folder: Path, verdicts: dict, profile="default", seed=0) -> Path:

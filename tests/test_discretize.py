@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ldp_companion import get_mechanism
-from ldp_companion.audit import exact_audit
+from ldp_companion.auditing.audit import exact_audit
 from ldp_companion.pm.discretize import (DISCRETIZABLE, Discretized, check_n_outputs,
                                                  discretize, discretized,
                                                  worst_case_by_outputs)

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from ldp_companion import book
+from ldp_companion.edition import book
 from ldp_companion.appendix.exercises import CAP_N, largest_bound
-from ldp_companion.audit import empirical_audit, mechanism_sampler
-from ldp_companion.exercises import Between
+from ldp_companion.auditing.audit import empirical_audit, mechanism_sampler
+from ldp_companion.page.exercises import Between
 from ldp_companion.mechanisms.mutants import DuchiSignError
 from ldp_companion.spof import noisy, privacy as spof_privacy, taylor
 from ldp_companion.spof.exercises import half_weights, polynomial_minimizer

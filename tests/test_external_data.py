@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 from sklearn.datasets import dump_svmlight_file
 
 from ldp_companion.pm import external_data as ext
-from ldp_companion.datasets import DataError
+from ldp_companion.data.datasets import DataError
 
 WISDM_TEXT = (
     "33,Jogging,49105962326000,-0.6946377,12.680544,0.50395286;\n"

@@ -23,11 +23,12 @@ import nbformat
 import numpy as np
 import pytest
 
-from ldp_companion import files, grid_store, runner
+from ldp_companion import files
+from ldp_companion.execution import grid_store, runner
 from ldp_companion.__main__ import cli
-from ldp_companion.coverage import load_coverage
-from ldp_companion.grid import run_grid
-from ldp_companion.ledger import Ledger, load_ledgers
+from ldp_companion.verdicts.coverage import load_coverage
+from ldp_companion.execution.grid import run_grid
+from ldp_companion.verdicts.ledger import Ledger, load_ledgers
 
 HEADER = """---
 jupytext:
@@ -66,7 +67,7 @@ def run_cli(monkeypatch, *argv: str) -> int:
 
 HOLD = """
 import sys, time
-from ldp_companion import runner
+from ldp_companion.execution import runner
 with runner.folder_lock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(120)
@@ -134,9 +135,10 @@ def test_the_lock_is_released_after_a_run_and_a_book_build_takes_it_again_inside
 WRITER = (
     """
     import pandas as pd
-    from ldp_companion import figure_data, run_records
-    from ldp_companion.coverage import Item, PaperItems
-    from ldp_companion.ledger import Ledger
+    from ldp_companion.execution import figure_data
+    from ldp_companion.verdicts import run_records
+    from ldp_companion.verdicts.coverage import Item, PaperItems
+    from ldp_companion.verdicts.ledger import Ledger
     from pathlib import Path
     Path("side.txt").write_text(f"value {value}")
     run_records.update("reads", lambda r: r.update(value=value))
@@ -247,7 +249,7 @@ def test_a_killed_kernel_names_the_cell_says_a_rerun_resumes_and_leaves_no_worke
 RUNNER = """
 import sys
 from pathlib import Path
-from ldp_companion import runner
+from ldp_companion.execution import runner
 runner.execute(Path(sys.argv[1]), Path(sys.argv[2]), {"hang": True})
 """
 
@@ -383,7 +385,7 @@ def test_a_garbage_coverage_file_is_named(tmp_path, garbage):
 
 
 def test_a_garbage_run_record_is_named_and_counts_as_empty(tmp_path):
-    from ldp_companion import run_records
+    from ldp_companion.verdicts import run_records
 
     path = tmp_path / "01-x.run.json"
     path.write_bytes(b'{"seconds": 1')
@@ -478,7 +480,7 @@ def test_a_read_only_out_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
 
 
 GRID = """
-from ldp_companion.grid import run_grid
+from ldp_companion.execution.grid import run_grid
 def square(x, rng):
     return x * x
 print(run_grid(square, [{"x": x} for x in range(3)], seed=0, n_jobs=1))

@@ -173,7 +173,7 @@ def test_the_values_handed_to_the_mechanism_are_the_clipped_gradients():
     """fedsgd-clip holds for Alg. 1 as written; clipping to [-0.5, 1] instead of [-1, 1] (the
     generated mutant that no claim caught: the literal of -1.0 halved) fails it, and so does a
     clip to [-1, 0.5]."""
-    from ldp_companion.ledger import Ledger
+    from ldp_companion.verdicts.ledger import Ledger
     from ldp_companion.pm import fedsgd as fl
     from ldp_companion.pm import fedsgd_checks as fc
 

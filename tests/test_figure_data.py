@@ -11,8 +11,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from ldp_companion import figure_data, numbering, runner, tables  # noqa: E402
-from ldp_companion.coverage import LEDGER_DIR_ENV  # noqa: E402
+from ldp_companion.execution import figure_data, runner
+from ldp_companion.page import numbering, tables  # noqa: E402
+from ldp_companion.verdicts import run_records  # noqa: E402
+from ldp_companion.verdicts.coverage import LEDGER_DIR_ENV  # noqa: E402
 from plot_spy import mismatch  # noqa: E402
 
 
@@ -55,14 +57,14 @@ def test_spy_comparison_fails_on_a_csv_that_is_not_the_figure():
 
 
 def test_nothing_is_written_outside_a_runner_kernel(tmp_path, monkeypatch):
-    monkeypatch.delenv(numbering.CHAPTER_ENV, raising=False)
+    monkeypatch.delenv(run_records.CHAPTER_ENV, raising=False)
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
     assert figure_data.publish("Figure 1", pd.DataFrame({"x": [1]}), "a caption") == ""
     assert list(tmp_path.iterdir()) == []
 
 
 def _in_kernel(tmp_path, monkeypatch, source):
-    monkeypatch.setenv(numbering.CHAPTER_ENV, "03-pm-three-outputs")
+    monkeypatch.setenv(run_records.CHAPTER_ENV, "03-pm-three-outputs")
     monkeypatch.setenv(LEDGER_DIR_ENV, str(tmp_path))
     monkeypatch.setenv(figure_data.RUN_ENV, figure_data.run_context(
         {"profile": "smoke", "seed": 3}, {"profile": "smoke", "seed": 3, "n": 10}, source,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from ldp_companion import get_mechanism
-from ldp_companion.grid import cell_rng, key_words, run_grid
+from ldp_companion.execution.grid import cell_rng, key_words, run_grid
 
 pytestmark = pytest.mark.determinism  # .ci/run runs these again at one BLAS thread
 
@@ -122,7 +122,7 @@ def test_fedsgd_baseline_runs_once_per_seed():
 
 
 def test_progress_bar_follows_the_environment(monkeypatch, capsys):
-    from ldp_companion.grid import PROGRESS_ENV, progress_bar
+    from ldp_companion.execution.grid import PROGRESS_ENV, progress_bar
 
     monkeypatch.delenv(PROGRESS_ENV, raising=False)
     assert progress_bar(3, "x") is None and progress_bar(3, "x", False) is None
@@ -138,7 +138,7 @@ def test_book_share_of_cores_sets_the_default_workers(monkeypatch):
     """``n_jobs=None`` follows JOBS_ENV (set by ``make book``): 1 runs in this process."""
     import joblib
 
-    from ldp_companion.grid import JOBS_ENV
+    from ldp_companion.execution.grid import JOBS_ENV
 
     def no_parallel(*args, **kwargs):
         raise AssertionError("a worker pool was started")

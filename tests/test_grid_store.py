@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion import grid_store
-from ldp_companion.grid import GridStore, run_grid
-from ldp_companion.grid_store import STORE_ENV, fingerprint
+from ldp_companion.execution import grid_store
+from ldp_companion.execution.grid import GridStore, run_grid
+from ldp_companion.execution.grid_store import STORE_ENV, fingerprint
 
 from test_grid import CELLS, mean_error
 
@@ -114,7 +114,7 @@ def test_environment_store_and_bad_arguments(tmp_path, monkeypatch):
 #: Chapter 5's Fig. 3 grid (HierA's private SGD, cross-validated), small: 20 cells of ~0.3 s.
 _SCRIPT = textwrap.dedent("""
     import json, pickle, sys
-    from ldp_companion import grid_store
+    from ldp_companion.execution import grid_store
     from ldp_companion.hiera.experiments import regression_tasks, sgd_grid
 
     def table(n_jobs):

@@ -24,7 +24,7 @@ from scipy import optimize, special, stats
 
 from ldp_companion import get_mechanism, mechanism_names
 from ldp_companion import hiera as H
-from ldp_companion.audit import exact_audit
+from ldp_companion.auditing.audit import exact_audit
 from ldp_companion.hiera.aggregate import aggregate_counts
 from ldp_companion.mechanisms.duchi import Duchi
 from ldp_companion.mechanisms.piecewise import PM

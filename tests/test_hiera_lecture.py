@@ -16,7 +16,7 @@ from ldp_companion.hiera import reuse, theorem2, unbiasedness as unb
 from ldp_companion.hiera.experiments import dataset_summary
 from ldp_companion.hiera.items import CLAIM_KINDS, CLAIM_REFS
 from ldp_companion.hiera.reconstructions import RECONSTRUCTED
-from ldp_companion.ledger import Ledger
+from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.mechanisms.harmony import discretise, randomized_response
 
 matplotlib.use("Agg")

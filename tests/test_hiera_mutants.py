@@ -7,7 +7,7 @@ import pytest
 
 from ldp_companion import hiera as H
 from ldp_companion.hiera.mutants import MUTANTS
-from ldp_companion.mutation import applied
+from ldp_companion.verdicts.mutation import applied
 
 
 def _counts_that_clip():

@@ -1,42 +1,51 @@
-"""The package's layout rule: shared blocks at the top, one subpackage per chapter, nothing
-imports upward.
+"""The package's layout rule: floors, each importing only the floors below it.
 
-* shared blocks (``mechanisms/``, ``tensor/``, ``audit``, ``ledger``, ``profiles``, ...) import
-  only shared blocks;
-* a chapter package (``pm/``, ``hiera/``, ...) imports shared blocks and itself, never another
-  chapter;
-* only :mod:`ldp_companion.book`, :mod:`ldp_companion.planning` (which projects every
-  chapter's runs from its parameters), :mod:`ldp_companion.cards` (each paper's reproduction
-  card), :mod:`ldp_companion.citation` (the BibTeX of every chapter), appendix C's
-  :mod:`ldp_companion.compare` (which compares the papers' mechanisms) and the command line
-  sit above the chapters;
-* a chapter notebook imports shared blocks and its own package only.
+The package is a house of floors (``ARCHITECTURE.md`` draws it). A module may import its own
+room (its subpackage, or itself) and the rooms of the floors below; never a room on its own
+floor, never one above. So there is no circle between rooms, and a room can be read (and
+tested) knowing only what is below it. A chapter notebook stands on its package's floor: it
+imports the floors below and its own package.
 """
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import jupytext
 import pytest
 
-from ldp_companion import book, runner
+from ldp_companion.edition import book
+from ldp_companion.execution import runner
 
 PACKAGE = runner.REPO / "ldp_companion"
-CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()}
-TOP = {"__main__", "book", "planning", "cards", "citation", "compare"}
+CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()} - {"compare"}
+#: Bottom to top. ``ldp_companion`` is the package's ``__init__`` (it names the mechanisms).
+FLOORS = [
+    {"validation", "files"},
+    {"mechanisms", "tensor", "neural"},
+    {"ldp_companion"},
+    {"auditing", "verdicts"},
+    {"data"},
+    {"execution"},
+    {"page"},
+    CHAPTER_PACKAGES,
+    {"compare"},
+    {"edition"},
+    {"__main__"},
+]
+FLOOR = {room: i for i, rooms in enumerate(FLOORS) for room in rooms}
+#: The top of the package: the foundation's modules and the command line, nothing else.
+TOP_LEVEL = {"__init__", "__main__", "validation", "files"}
 
 
-def layer(module: str) -> str:
-    """``"top"``, ``"chapter:<name>"`` or ``"shared"`` for a dotted ``ldp_companion`` module."""
+def room(module: str) -> str:
+    """The room of a dotted ``ldp_companion`` module: its subpackage or top-level module, or
+    ``"ldp_companion"`` for the package itself and the names its ``__init__`` gives."""
     parts = module.split(".")
-    if len(parts) < 2:
-        return "shared"  # the package's __init__
-    if parts[1] in TOP:
-        return "top"
-    if parts[1] in CHAPTER_PACKAGES:
-        return f"chapter:{parts[1]}"
-    return "shared"
+    if len(parts) < 2 or parts[1] not in FLOOR:
+        return "ldp_companion"
+    return parts[1]
 
 
 def imported_modules(source: str, module: str) -> list[str]:
@@ -55,14 +64,16 @@ def imported_modules(source: str, module: str) -> list[str]:
 
 
 def violations(module: str, imports: list[str]) -> list[str]:
-    """The imports of ``module`` that break the layout rule."""
-    own = layer(module)
+    """The imports of ``module`` that break the layout rule: a room on the same floor or
+    above (its own room aside)."""
+    own = room(module)
     bad = []
     for target in imports:
-        theirs = layer(target)
-        if own == "top" or theirs == "shared" or theirs == own:
-            continue
-        bad.append(f"{module} ({own}) imports {target} ({theirs})")
+        theirs = room(target)
+        if theirs != own and FLOOR[theirs] >= FLOOR[own]:
+            how = "upward" if FLOOR[theirs] > FLOOR[own] else "sideways"
+            bad.append(f"{module} (floor {FLOOR[own]}) imports {target} (floor "
+                       f"{FLOOR[theirs]}, {how})")
     return bad
 
 
@@ -73,10 +84,53 @@ def package_modules():
         yield name, path
 
 
+def room_arrows(modules) -> set[tuple[str, str]]:
+    """The imports between rooms: (importing room, imported room) for ``(name, source)``."""
+    return {(room(name), room(target)) for name, source in modules
+            for target in imported_modules(source, name) if room(target) != room(name)}
+
+
+def circles(arrows: set[tuple[str, str]]) -> list[list[str]]:
+    """The rooms that import each other, directly or around a circle (strongly connected
+    components of more than one room)."""
+    reach = {a: {b for x, b in arrows if x == a} for a, _ in arrows}
+    changed = True
+    while changed:  # transitive closure: a few dozen rooms
+        changed = False
+        for a in reach:
+            more = set().union(*(reach.get(b, set()) for b in reach[a])) - reach[a]
+            if more:
+                reach[a] |= more
+                changed = True
+    groups = {frozenset([a] + [b for b in reach[a] if a in reach.get(b, set())])
+              for a in reach}
+    return sorted(sorted(g) for g in groups if len(g) > 1)
+
+
+def _sources():
+    return [(name, path.read_text()) for name, path in package_modules()]
+
+
 def test_no_upward_or_sideways_import_in_the_package():
-    bad = [v for name, path in package_modules()
-           for v in violations(name, imported_modules(path.read_text(), name))]
+    bad = [v for name, source in _sources() for v in violations(name, imported_modules(source, name))]
     assert not bad, "\n".join(bad)
+
+
+def test_no_circle_between_rooms():
+    assert not circles(room_arrows(_sources()))
+
+
+def test_every_room_has_a_floor_and_says_what_it_may_import():
+    rooms = {room(name) for name, _ in package_modules()}
+    assert rooms <= set(FLOOR), rooms - set(FLOOR)
+    top = {p.stem for p in PACKAGE.glob("*.py")}
+    assert top == TOP_LEVEL, f"the top of ldp_companion/ holds {sorted(top)}"
+    for sub in sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py")
+                      if p.parent.name not in CHAPTER_PACKAGES | {"compare"}):
+        doc = ast.get_docstring(ast.parse((PACKAGE / sub / "__init__.py").read_text())) or ""
+        assert doc, f"{sub}/ needs a docstring saying what it holds"
+        if sub not in ("mechanisms", "tensor"):
+            assert "May import" in doc, f"{sub}/'s docstring must say what it may import"
 
 
 def test_every_chapter_has_a_package_a_parameter_spec_and_an_item_list():
@@ -91,16 +145,17 @@ def test_every_chapter_has_a_package_a_parameter_spec_and_an_item_list():
 
 
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
-def test_notebook_imports_shared_blocks_and_its_own_package(source):
-    own = layer(book.PACKAGES[source.stem].__name__)
+def test_notebook_imports_the_floors_below_and_its_own_package(source):
+    own = room(book.PACKAGES[source.stem].__name__)
     code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
     bad = [m for m in imported_modules(code, "notebook")
-           if layer(m) not in ("shared", own)]
+           if room(m) != own and FLOOR[room(m)] >= FLOOR[own]]
     assert not bad, f"{source.stem} imports {bad}"
 
 
-def test_the_checker_catches_an_upward_and_a_sideways_import():
-    """The rule can fail: a shared block importing a chapter, a chapter importing another."""
+def test_the_checker_catches_an_upward_a_sideways_and_a_circular_import():
+    """The rule can fail: a mechanism importing a chapter, a chapter importing another, the
+    verdicts importing the runner (the circle this house once had), a relative import."""
     upward = "from ldp_companion.hiera.levels import Levels\n"
     assert violations("ldp_companion.mechanisms.duchi",
                       imported_modules(upward, "ldp_companion.mechanisms.duchi"))
@@ -110,10 +165,25 @@ def test_the_checker_catches_an_upward_and_a_sideways_import():
     relative = "from ..pm.theory import lemma4_table\n"
     assert violations("ldp_companion.hiera.sgd",
                       imported_modules(relative, "ldp_companion.hiera.sgd"))
+    back = "from ldp_companion.execution.profiles import format_value\n"
+    assert violations("ldp_companion.verdicts.coverage",
+                      imported_modules(back, "ldp_companion.verdicts.coverage"))
+    root = "from ldp_companion import mechanism_names\n"
+    assert violations("ldp_companion.tensor.calibration",
+                      imported_modules(root, "ldp_companion.tensor.calibration"))
     fine = "from ldp_companion.mechanisms.piecewise import PM\nfrom ldp_companion.hiera import grr\n"
     assert not violations("ldp_companion.hiera.sgd",
                           imported_modules(fine, "ldp_companion.hiera.sgd"))
-    assert not violations("ldp_companion.book", imported_modules(sideways, "ldp_companion.book"))
+    assert not violations("ldp_companion.edition.book",
+                          imported_modules(sideways, "ldp_companion.edition.book"))
+
+
+def test_the_circle_finder_finds_the_circle_this_house_once_had():
+    sources = _sources() + [("ldp_companion.verdicts.coverage",
+                             "from ldp_companion.execution.profiles import format_value\n")]
+    assert circles(room_arrows(sources)) == [["data", "execution", "verdicts"]]
+    assert circles({("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")}) == [["a", "b", "c"]]
+    assert not circles({(a, b) for a, b in itertools.combinations("abcd", 2)})
 
 
 # --- pages that read like lectures -----------------------------------------------------------

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ldp_companion.coverage import normalise_ref
-from ldp_companion.ledger import (LEDGER_DIR_ENV, Ledger, findings, load_ledgers,
+from ldp_companion.verdicts.coverage import normalise_ref
+from ldp_companion.verdicts.ledger import (LEDGER_DIR_ENV, Ledger, findings, load_ledgers,
                                   section_problems, verdict_changes, verdict_counts,
                                   verdict_summary, verdict_table_html)
 
@@ -226,7 +226,7 @@ def test_reconstructed_values_are_marked_and_linked(tmp_path):
     ([[1.0, 2.0], [3.0, 4.0]], "[1, 2, 3, 4]"),
 ])
 def test_numbers_in_the_tables_are_formatted_for_a_reader(value, text):
-    from ldp_companion.ledger import _fmt
+    from ldp_companion.verdicts.ledger import _fmt
 
     assert _fmt(value) == text
 
@@ -240,7 +240,7 @@ def test_in_chapter_table_has_no_chapter_column():
 
 
 def test_findings_markdown_is_computed_from_the_verdicts():
-    from ldp_companion.ledger import findings_markdown
+    from ldp_companion.verdicts.ledger import findings_markdown
 
     led = Ledger("ch", refs={"a": "Lemma 1", "b": "Theorem 2", "c": "Fig. 3", "d": "Lemma 1"})
     led.compare("a", "bound a", 1.0, "<", 2.0)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import skip_or_fail
 
-from ldp_companion import book
+from ldp_companion.edition import book
 
 REPO = Path(__file__).resolve().parent.parent
 

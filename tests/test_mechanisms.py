@@ -23,7 +23,7 @@ from ldp_companion.mechanisms import REGISTRY
 from ldp_companion.mechanisms.base import sample_from_uniform
 from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.montecarlo import bonferroni_z, moment_check
+from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
 from ldp_companion.mechanisms.hybrid import (HM_EPS_STAR, HMTP_EPS_BETA, Mixture, hm_alpha,
                                              hm_tp_beta, hm_tp_beta_minimax)
 from ldp_companion.mechanisms.piecewise import (PM, Piecewise, PMOpt, PMSub, pm_opt_t,

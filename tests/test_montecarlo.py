@@ -10,7 +10,7 @@ from scipy import stats
 
 from ldp_companion import get_mechanism
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.montecarlo import (bonferroni_z, estimated_scale, means_match,
+from ldp_companion.auditing.montecarlo import (bonferroni_z, estimated_scale, means_match,
                                       moment_check, paired_differences)
 
 N = 200_000

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from conftest import TOY_PAGE
-from ldp_companion import runner
+from ldp_companion.execution import runner
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.mutation import Mutant, applied, negated, prelude, scaled
+from ldp_companion.verdicts.mutation import Mutant, applied, negated, prelude, scaled
 
 sys.path.insert(0, str(runner.REPO / "benchmarks"))
 mutants_harness = importlib.import_module("mutants")
@@ -74,7 +74,7 @@ def test_a_mutant_applied_before_a_chapter_flips_its_verdict(tmp_path, monkeypat
     mutant that halves the Laplace scale it fails, and the harness reports the flip."""
     source = tmp_path / "99-toy.md"
     source.write_text(TOY_PAGE)
-    code = ("from ldp_companion.mutation import Mutant, apply, scaled\n"
+    code = ("from ldp_companion.verdicts.mutation import Mutant, apply, scaled\n"
             "apply(Mutant('half', 'Laplace scale halved', "
             "'ldp_companion.mechanisms.laplace:Laplace.scale', scaled(0.5)))")
     monkeypatch.setenv("LDP_COMPANION_LEDGER_DIR", str(tmp_path))
@@ -85,7 +85,7 @@ def test_a_mutant_applied_before_a_chapter_flips_its_verdict(tmp_path, monkeypat
 
 
 def test_results_table_shows_caught_and_missed_mutants(tmp_path):
-    from ldp_companion.mutation import results_html, results_summary
+    from ldp_companion.verdicts.mutation import results_html, results_summary
 
     path = tmp_path / "mutants.json"
     path.write_text(json.dumps({

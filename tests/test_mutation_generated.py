@@ -1,4 +1,4 @@
-"""Mutants nobody chose (ldp_companion.mutation_generated): the sites found in a module, a
+"""Mutants nobody chose (ldp_companion.verdicts.mutation_generated): the sites found in a module, a
 mutant put in place and undone, the seeded sample among the sites a run reached, and the table
 of the Verdicts page."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from ldp_companion import mutation_generated as mg
+from ldp_companion.verdicts import mutation_generated as mg
 from conftest import TOY_PAGE
-from ldp_companion import runner
+from ldp_companion.execution import runner
 
 sys.path.insert(0, str(runner.REPO / "benchmarks"))
 mutants_harness = importlib.import_module("mutants")

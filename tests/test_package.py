@@ -84,7 +84,7 @@ def test_citation_file_names_the_package_version():
 
     import yaml
 
-    from ldp_companion.runner import REPO
+    from ldp_companion.execution.runner import REPO
 
     cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
     assert cff["cff-version"] == "1.2.0"
@@ -100,7 +100,7 @@ def test_citation_file_names_the_package_version():
 def test_public_buttons_are_off_unless_a_repository_is_named(monkeypatch):
     import yaml
 
-    from ldp_companion import runner
+    from ldp_companion.execution import runner
 
     config = yaml.safe_load((runner.REPO / "_config.yml").read_text())
     assert config["html"]["use_repository_button"] is False

@@ -1,11 +1,11 @@
-"""The shared run-by-run comparison helpers (ldp_companion.paired)."""
+"""The shared run-by-run comparison helpers (ldp_companion.verdicts.paired)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion.paired import gain, off_chance, wide
+from ldp_companion.verdicts.paired import gain, off_chance, wide
 
 
 def _runs():
@@ -34,8 +34,8 @@ def test_wide_names_missing_columns():
 
 
 def test_within_margin_gives_three_way_verdicts():
-    from ldp_companion.ledger import Ledger
-    from ldp_companion.paired import within_margin
+    from ldp_companion.verdicts.ledger import Ledger
+    from ldp_companion.verdicts.paired import within_margin
 
     rng = np.random.default_rng(0)
     equal = rng.normal(0.0, 0.01, (3, 20))          # shown inside ±0.1

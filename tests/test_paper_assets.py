@@ -1,4 +1,4 @@
-"""The paper profiles' assets (``ldp_companion.paper_assets``): what is missing is named, the
+"""The paper profiles' assets (``ldp_companion.data.paper_assets``): what is missing is named, the
 loaders read the public archives' layouts, and chapter 1's paper experiments run end to end on
 tiny stand-ins of those files (the real ones cannot be downloaded here)."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 import torch
 from fake_assets import N_TEST, N_TRAIN, WORDS, write_mnist
 
-from ldp_companion import paper_assets
-from ldp_companion.datasets import DataError
+from ldp_companion.data import paper_assets
+from ldp_companion.data.datasets import DataError
 from ldp_companion.tldp import paper
 
 
@@ -171,9 +171,9 @@ def test_chapter_runs_the_paper_networks_where_their_files_are(tmp_path, monkeyp
     files are missing, so its claim says which."""
     from fake_assets import write_cifar, write_mobilenet
 
-    from ldp_companion import runner
-    from ldp_companion.datasets import cache_dir
-    from ldp_companion.ledger import load_ledgers
+    from ldp_companion.execution import runner
+    from ldp_companion.data.datasets import cache_dir
+    from ldp_companion.verdicts.ledger import load_ledgers
 
     from conftest import skip_or_fail
 
@@ -224,6 +224,8 @@ def test_tvg_grids_draw_from_all_mnist_images_when_they_are_there(empty_root):
 
 
 def test_the_status_table_names_assets_in_words(empty_root):
-    html = paper_assets.status_table(["mobilenet_v2", "cifar10"]).to_html()
+    from ldp_companion.page.tables import assets_table
+
+    html = assets_table(["mobilenet_v2", "cifar10"]).to_html()
     assert "MobileNetV2 weights (ImageNet)" in html and "CIFAR-10" in html
     assert "mobilenet_v2" not in html.split("<tbody>")[1].split("</th>")[0]

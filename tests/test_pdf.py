@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import skip_or_fail
-from ldp_companion import pdf_edition, runner
+from ldp_companion.edition import pdf_edition
+from ldp_companion.execution import runner
 
 REPO = runner.REPO
 SITE = REPO / "_build" / "html"

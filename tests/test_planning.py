@@ -7,10 +7,12 @@ import math
 
 import pytest
 
-from ldp_companion import grid, planning, profiles, run_records
+from ldp_companion.edition import planning
+from ldp_companion.execution import grid, profiles
+from ldp_companion.verdicts import run_records
 from ldp_companion.__main__ import main
-from ldp_companion.ledger import LEDGER_DIR_ENV
-from ldp_companion.numbering import CHAPTER_ENV
+from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV
+from ldp_companion.verdicts.run_records import CHAPTER_ENV
 
 from test_grid import CELLS, mean_error
 
@@ -153,16 +155,16 @@ def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_pa
     source = tmp_path / "05-hiera.md"
     source.write_text(
         "---\njupyter:\n  kernelspec:\n    name: python3\n    display_name: Python 3\n---\n\n"
-        "```python\nfrom ldp_companion.profiles import ChapterConfig\n"
-        "from ldp_companion.grid import run_grid\n"
+        "```python\nfrom ldp_companion.execution.profiles import ChapterConfig\n"
+        "from ldp_companion.execution.grid import run_grid\n"
         "cfg = ChapterConfig('smoke', 0, {'runs': 2, 'n_mc': 5})\n```\n\n"
         "```python\nx = cfg.runs\n```\n\n"
         "```python\nimport time\ny = cfg.n_mc\n"
         "out = run_grid(lambda a, rng: (time.sleep(2.5), a)[1], [{'a': 1}], 0, n_jobs=1)\n"
         "time.sleep(0.2)\n```\n")
-    from ldp_companion import runner
+    from ldp_companion.execution import runner
 
-    from ldp_companion.grid_store import STORE_ENV
+    from ldp_companion.execution.grid_store import STORE_ENV
 
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "outer"))
     notebook = runner.execute(source, tmp_path / "out", record=True)

@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 
 from ldp_companion import mechanism_names  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
-from ldp_companion.plotting import MECHANISM_COLORS, color, label, plot_vs_epsilon, use_style  # noqa: E402
+from ldp_companion.page.plotting import MECHANISM_COLORS, color, label, plot_vs_epsilon, use_style  # noqa: E402
 
 
 def test_plot_vs_epsilon_lines_and_bands(tmp_path):
@@ -52,7 +52,7 @@ def test_log_band_is_multiplicative_and_positive():
 
 
 def test_panels_share_one_legend_and_draw_predictions():
-    from ldp_companion.plotting import plot_panels_vs_epsilon
+    from ldp_companion.page.plotting import plot_panels_vs_epsilon
 
     df = pd.DataFrame([{"dataset": ds, "mechanism": m, "epsilon": e, "seed": s,
                         "mse": 1 / e, "expected_mse": 1.1 / e}
@@ -67,7 +67,7 @@ def test_panels_share_one_legend_and_draw_predictions():
 
 
 def test_epsilon_axis_thins_crowded_labels_and_plain_log_y():
-    from ldp_companion.plotting import epsilon_axis, marker, plain_log_y
+    from ldp_companion.page.plotting import epsilon_axis, marker, plain_log_y
 
     fig, ax = plt.subplots()
     ax.plot([0.1, 2], [0.002, 0.05])
@@ -87,7 +87,7 @@ def _show(monkeypatch, fig, **kw):
     """Run plotting.show on ``fig``; return (facts, displayed objects)."""
     import IPython.display
 
-    from ldp_companion.plotting import show
+    from ldp_companion.page.plotting import show
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", shown.append)
@@ -98,7 +98,7 @@ def _show(monkeypatch, fig, **kw):
 
 
 def test_show_stores_alt_text_and_facts_in_the_png(monkeypatch, tmp_path):
-    from ldp_companion.plotting import png_facts
+    from ldp_companion.page.plotting import png_facts
 
     use_style()
     fig, ax = plt.subplots(figsize=(5, 3))
@@ -121,7 +121,7 @@ def test_show_returns_facts_that_a_notebook_does_not_print():
     """``show(...)`` as a cell's last line must not print its facts under the figure."""
     from IPython.core.formatters import DisplayFormatter
 
-    from ldp_companion.plotting import FigureFacts
+    from ldp_companion.page.plotting import FigureFacts
 
     facts = FigureFacts(width_px=600)
     assert facts["width_px"] == 600  # still a dict for the caller
@@ -178,7 +178,7 @@ DRAWN_TOGETHER = {
 
 
 def closest_pair(colours: dict) -> tuple:
-    from ldp_companion.plotting import cvd_distance
+    from ldp_companion.page.plotting import cvd_distance
 
     names = list(colours)
     return min((cvd_distance(colours[a], colours[b]), a, b)
@@ -186,7 +186,7 @@ def closest_pair(colours: dict) -> tuple:
 
 
 def test_palette_keeps_each_chapters_mechanisms_apart_for_colour_blind_readers(tmp_path):
-    from ldp_companion.plotting import MECHANISM_ALIASES, MIN_CVD_DISTANCE, SERIES_COLORS
+    from ldp_companion.page.plotting import MECHANISM_ALIASES, MIN_CVD_DISTANCE, SERIES_COLORS
 
     for chapter, names in DRAWN_TOGETHER.items():
         d, a, b = closest_pair({n: color(n) for n in names})
@@ -212,7 +212,7 @@ def test_palette_keeps_each_chapters_mechanisms_apart_for_colour_blind_readers(t
 def test_palette_check_fails_on_the_old_colours_that_collapse_for_colour_blind_readers():
     """The mutant: the tab10 greens and reds of PM and HM, apart for normal vision, the same
     olive for a deuteranope."""
-    from ldp_companion.plotting import MIN_CVD_DISTANCE, cvd_clashes, cvd_distance
+    from ldp_companion.page.plotting import MIN_CVD_DISTANCE, cvd_clashes, cvd_distance
 
     old = {"PM": "#2ca02c", "HM": "#d62728"}
     assert closest_pair(old)[0] < MIN_CVD_DISTANCE
@@ -239,7 +239,7 @@ def test_a_shown_figure_records_its_legend_styles_and_clashes(monkeypatch):
 
 
 def test_legend_below_gathers_each_label_once_under_the_figure():
-    from ldp_companion.plotting import legend_below
+    from ldp_companion.page.plotting import legend_below
 
     fig, (a, b) = plt.subplots(1, 2)
     a.plot([1, 2], color=color("pm"), label="PM")
@@ -252,7 +252,7 @@ def test_legend_below_gathers_each_label_once_under_the_figure():
 
 
 def test_epsilon_axis_labels_powers_of_ten_first_and_never_in_e_notation():
-    from ldp_companion.plotting import epsilon_axis, tick_text
+    from ldp_companion.page.plotting import epsilon_axis, tick_text
 
     fig, ax = plt.subplots()
     ticks = [1, 8, 10, 30, 80, 100, 300, 800, 1000, 3000, 1e5, 1e6]
@@ -268,24 +268,25 @@ def test_epsilon_axis_labels_powers_of_ten_first_and_never_in_e_notation():
 def test_figures_and_tables_are_numbered_per_chapter(monkeypatch):
     import pandas as pd
 
-    from ldp_companion import numbering
-    from ldp_companion.tables import show_table
+    from ldp_companion.page import numbering
+    from ldp_companion.verdicts import run_records
+    from ldp_companion.page.tables import show_table
 
     monkeypatch.setattr(numbering, "_COUNTERS", {})
-    monkeypatch.setenv(numbering.CHAPTER_ENV, "03-pm-three-outputs")
+    monkeypatch.setenv(run_records.CHAPTER_ENV, "03-pm-three-outputs")
     assert numbering.next_number("Figure") == "Figure 3.1"
     assert numbering.next_number("Figure") == "Figure 3.2"
     assert "Table 3.1. Two rows" in show_table(pd.DataFrame({"a": [1, 2]}), "Two rows").to_html()
-    monkeypatch.setenv(numbering.CHAPTER_ENV, "A-audit")
+    monkeypatch.setenv(run_records.CHAPTER_ENV, "A-audit")
     assert numbering.next_number("Table") == "Table A.2"
-    monkeypatch.setenv(numbering.CHAPTER_ENV, "verdicts")
+    monkeypatch.setenv(run_records.CHAPTER_ENV, "verdicts")
     assert numbering.next_number("Figure") == "Figure 3"
-    monkeypatch.delenv(numbering.CHAPTER_ENV)
+    monkeypatch.delenv(run_records.CHAPTER_ENV)
     assert numbering.next_number("Figure") == "Figure 4"
 
 
 def test_the_default_colour_cycle_is_safe_for_colour_blind_readers():
-    from ldp_companion.plotting import DEFAULT_CYCLE, MIN_CVD_DISTANCE
+    from ldp_companion.page.plotting import DEFAULT_CYCLE, MIN_CVD_DISTANCE
 
     assert closest_pair(dict(enumerate(DEFAULT_CYCLE)))[0] >= MIN_CVD_DISTANCE
     use_style()
@@ -308,7 +309,7 @@ def test_scatter_markers_of_one_colour_are_told_apart_by_shape(monkeypatch):
 
 
 def test_the_mechanisms_a_chapter_draws_together_have_distinct_markers():
-    from ldp_companion.plotting import marker
+    from ldp_companion.page.plotting import marker
 
     for chapter, names in DRAWN_TOGETHER.items():
         drawn = [n for n in names if n in MECHANISM_COLORS]

@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ldp_companion import get_mechanism  # noqa: E402
-from ldp_companion.ledger import Ledger  # noqa: E402
+from ldp_companion.verdicts.ledger import Ledger  # noqa: E402
 from ldp_companion.mechanisms.compare import not_lowest, worst_case_table  # noqa: E402
 from ldp_companion.pm import discretization_checks as dc  # noqa: E402
 from ldp_companion.pm import fedsgd_checks as fc  # noqa: E402
@@ -24,7 +24,7 @@ from ldp_companion.pm import multiattribute_checks as mac  # noqa: E402
 from ldp_companion.pm import references as refs  # noqa: E402
 from ldp_companion.pm import worst_case as wcc  # noqa: E402
 from ldp_companion.pm.items import CLAIM_REFS  # noqa: E402
-from ldp_companion.tables import raw_labels  # noqa: E402
+from ldp_companion.page.tables import raw_labels  # noqa: E402
 
 
 def _ledger():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ldp_companion.profiles import resolve
+from ldp_companion.execution.profiles import resolve
 
 SPEC = {"n": ("samples", {"smoke": 10, "default": 100, "paper": 1000})}
 
@@ -49,8 +49,8 @@ def test_unknown_attribute():
 
 
 def test_a_chapter_without_its_extra_says_in_one_line_what_to_install(monkeypatch):
-    from ldp_companion import profiles
-    from ldp_companion.profiles import ChapterParams, MissingExtra
+    from ldp_companion.execution import profiles
+    from ldp_companion.execution.profiles import ChapterParams, MissingExtra
 
     spec = {"runs": ("runs", {"smoke": 1, "default": 2, "paper": 3})}
     ns = {"profile": "smoke", "seed": 0, "runs": None}
@@ -66,7 +66,7 @@ def test_a_chapter_without_its_extra_says_in_one_line_what_to_install(monkeypatc
 
 
 def test_the_command_line_records_every_value_a_run_used():
-    from ldp_companion import book
+    from ldp_companion.edition import book
     from ldp_companion.__main__ import _resolved
 
     got = _resolved("05-hiera", {"profile": "default", "seed": 0})
@@ -83,7 +83,8 @@ def test_a_torch_chapter_checks_its_extra_before_it_imports_anything(chapter):
     one-line message, before any import of torch could fail with a bare ModuleNotFoundError."""
     import jupytext
 
-    from ldp_companion import book, runner
+    from ldp_companion.edition import book
+    from ldp_companion.execution import runner
 
     assert book.PARAMS[chapter].requires == ("torch",)
     cells = [c for c in jupytext.read(runner.find_chapter(chapter)).cells

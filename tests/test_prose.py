@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ldp_companion import book, runner
-from ldp_companion.prose import (typed_numbers, typed_numbers_in_code, typed_numbers_in_package,
+from ldp_companion.edition import book
+from ldp_companion.execution import runner
+from ldp_companion.verdicts.prose import (typed_numbers, typed_numbers_in_code, typed_numbers_in_package,
                                  typed_numbers_in_text)
 
 PAGE = """---
@@ -65,7 +66,7 @@ def test_no_chapter_types_a_number_the_run_computes(source):
 # --- Text a chapter package builds in Python -------------------------------------------------
 
 MODULE = '''"""A chapter module: 0.123 in a docstring is no page text."""
-from ldp_companion.plotting import show
+from ldp_companion.page.plotting import show
 
 PAPER_CLAIMS = {"c1": "Fig. 2: MNIST reaches about 80 %", "c2": "Fig. 3: IMDB “around 80%”"}
 _CLOSE_STATEMENT = "IDN is close to Optimized (gap below 0.05)"

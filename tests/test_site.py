@@ -67,7 +67,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    from ldp_companion import pdf_edition
+    from ldp_companion.edition import pdf_edition
 
     chromium = pdf_edition.chromium()
     if chromium is None:
@@ -138,7 +138,7 @@ def test_verdicts_page_lists_chapter_claims(browser, server):
     assert rows.count() >= 1, "the verdicts table is empty"
     link = rows.first.locator("a").first.get_attribute("href")
     assert re.match(r"0\d-[a-z-]+\.html(#|$)", link), link  # the first chapter's page
-    from ldp_companion import book
+    from ldp_companion.edition import book
 
     assert page.locator("div.ldp-coverage-bar").count() == len(book.ITEMS), \
         "one coverage bar per item list"
@@ -200,10 +200,10 @@ def test_no_page_prints_a_figures_facts():
 
 def figures_on_page(html: str, page: Path) -> list[dict]:
     """Every <img> of a built page: its alt text, whether it links to the full-size file, and
-    the facts :func:`ldp_companion.plotting.show` stored in its PNG."""
+    the facts :func:`ldp_companion.page.plotting.show` stored in its PNG."""
     from bs4 import BeautifulSoup
 
-    from ldp_companion.plotting import png_facts
+    from ldp_companion.page.plotting import png_facts
 
     out = []
     for img in BeautifulSoup(html, "html.parser").select("article img, main img"):
@@ -218,7 +218,7 @@ def figure_problems(figures: list[dict]) -> list[str]:
     """What a reader would trip over: no alt text (or the file path as alt), no click to enlarge,
     text below plotting.MIN_TEXT_PT at page width, a mechanism in a colour not its own, two
     curves a colour-blind reader cannot tell apart (plotting.cvd_clashes, stored by show)."""
-    from ldp_companion.plotting import MECHANISM_COLORS, MECHANISM_LABELS, MIN_TEXT_PT
+    from ldp_companion.page.plotting import MECHANISM_COLORS, MECHANISM_LABELS, MIN_TEXT_PT
 
     from matplotlib.colors import to_hex
 
@@ -250,7 +250,7 @@ def test_figure_checks_catch_each_defect():
     """Mutants of a good figure record, one defect each: every one is reported."""
     from matplotlib.colors import to_hex
 
-    from ldp_companion.plotting import color
+    from ldp_companion.page.plotting import color
 
     PM = to_hex(color("pm"))
     good = {"src": "../../_images/abc.png", "alt": "Two curves against ε.", "stored_alt": "x",
@@ -296,7 +296,7 @@ def table_problems(html: str) -> list[str]:
     names the papermill parameters a reader passes."""
     from bs4 import BeautifulSoup
 
-    from ldp_companion.tables import raw_labels
+    from ldp_companion.page.tables import raw_labels
 
     out = []
     for table in BeautifulSoup(html, "html.parser").select("article table, main table"):
@@ -318,7 +318,7 @@ def table_problems(html: str) -> list[str]:
 def test_table_check_catches_code_labels_and_bare_row_numbers():
     import pandas as pd
 
-    from ldp_companion.tables import show_table
+    from ldp_companion.page.tables import show_table
 
     good = show_table(pd.DataFrame({"mechanism": ["PM", "HM"], "ε": [0.5, 1.0]}),
                       "Two mechanisms").to_html()

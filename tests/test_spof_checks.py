@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 import sympy
 
-from ldp_companion import book
-from ldp_companion.coverage import normalise_ref
-from ldp_companion.ledger import Ledger
-from ldp_companion.montecarlo import estimated_scale
-from ldp_companion.mutation import Mutant, applied, scaled
-from ldp_companion.paired import within_margin
+from ldp_companion.edition import book
+from ldp_companion.verdicts.coverage import normalise_ref
+from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.auditing.montecarlo import estimated_scale
+from ldp_companion.verdicts.mutation import Mutant, applied, scaled
+from ldp_companion.verdicts.paired import within_margin
 from ldp_companion.spof import experiments as ex
 from ldp_companion.spof import items, privacy, reconstructions, sensitivity, taylor, train
 from ldp_companion.spof.mutants import MUTANTS

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion.ledger import Ledger
+from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.spof import (accuracy_claims, complexity, cost_claims, figures,
                                 noisy_claims, privacy_claims, sensitivity_claims, tables,
                                 taylor, taylor_claims)
@@ -234,7 +234,7 @@ def test_both_laws_are_their_variables_and_a_halved_denominator_fails():
     """appF-laws: the closed form and Eq. 53 each within 5 s.e. of the Monte Carlo of its
     variable (20,000 draws); with the denominator of ln y's argument halved both laws move
     by far more (at t = ½ the closed form gives ½ instead of 0.136)."""
-    from ldp_companion.mutation_generated import applied_generated
+    from ldp_companion.verdicts.mutation_generated import applied_generated
 
     def verdict(n=20_000):
         cdf = noisy_claims.cdf_table(n, np.random.default_rng(5))

@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 from scipy.special import ndtri
 from scipy.stats import rankdata
 
-from ldp_companion import datasets
+from ldp_companion.data import datasets
 from ldp_companion.spof import data as D
 
 from conftest import skip_or_fail

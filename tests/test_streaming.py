@@ -9,7 +9,7 @@ import pytest
 from ldp_companion import get_mechanism
 from ldp_companion import hiera as H
 from ldp_companion.hiera.streaming import HierASummary
-from ldp_companion.streaming import (ScalarSummary, iter_blocks, simulate_mean, stream_mean,
+from ldp_companion.execution.streaming import (ScalarSummary, iter_blocks, simulate_mean, stream_mean,
                                      uniform_users)
 
 pytestmark = pytest.mark.determinism  # .ci/run runs these again at one BLAS thread

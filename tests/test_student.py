@@ -7,11 +7,12 @@ import nbformat
 import numpy as np
 import pytest
 
-from ldp_companion import book, runner
+from ldp_companion.edition import book
+from ldp_companion.execution import runner
 from ldp_companion.__main__ import main
-from ldp_companion.exercises import KINDS, Between, ExerciseSet
-from ldp_companion.sphinx_exercises import chapter_prefix, renumber
-from ldp_companion.student import (SCAFFOLD, SELF_CHECK, answer_strings, edition, grade,
+from ldp_companion.page.exercises import KINDS, Between, ExerciseSet
+from ldp_companion.edition.sphinx_exercises import chapter_prefix, renumber
+from ldp_companion.edition.student import (SCAFFOLD, SELF_CHECK, answer_strings, edition, grade,
                                    leaks, split_solutions)
 
 CHAPTERS = runner.chapters()
@@ -263,7 +264,7 @@ def test_solution_name_check_fails_when_a_kept_cell_reads_a_solution_variable(tm
 
 
 def test_sealed_answers_say_correct_to_every_answer_and_not_yet_to_a_wrong_one():
-    from ldp_companion.exercises import Between
+    from ldp_companion.page.exercises import Between
 
     for chapter, exercises in book.EXERCISES.items():
         sealed = exercises.sealed()
@@ -332,7 +333,7 @@ def test_editions_are_plain_markdown_that_jupyter_shows(source, which):
 
 
 def test_plain_markdown_renders_directives_roles_and_labels():
-    from ldp_companion.plain_markdown import render
+    from ldp_companion.edition.plain_markdown import render
 
     page = ("(pm-sec)=\n## The mechanisms\n\n:::{exercise}\n:label: pm-ex\nCompute $x$.\n:::\n"
             "See {ref}`pm-sec`, {ref}`the proof <pm-sec>`, {cite:t}`zhao2020ldpfl` and "

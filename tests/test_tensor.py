@@ -159,7 +159,7 @@ def test_fit_classifier_learns_and_its_order_follows_the_generator():
     import torch
     from torch import nn
 
-    from ldp_companion.training import as_tensor, fit_classifier
+    from ldp_companion.neural.training import as_tensor, fit_classifier
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((200, 2))

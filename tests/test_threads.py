@@ -1,6 +1,6 @@
 """Numbers that do not depend on threads: every grid cell runs at one BLAS thread count, in
 this process or in a worker, and a chapter's kernel starts at that count whatever the
-environment of the process that runs it (:mod:`ldp_companion.threads`)."""
+environment of the process that runs it (:mod:`ldp_companion.execution.threads`)."""
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from ldp_companion import grid, threads
+from ldp_companion.execution import grid, threads
 
 pytestmark = pytest.mark.determinism
 
@@ -81,7 +81,7 @@ def test_a_bad_thread_count_is_refused(monkeypatch, bad):
 def test_a_chapter_kernel_runs_at_one_thread_whatever_the_parent(tmp_path, monkeypatch):
     """papermill's kernel inherits the runner's environment: with the parent's BLAS set to
     two threads, the kernel still computes at one."""
-    from ldp_companion import runner
+    from ldp_companion.execution import runner
 
     source = tmp_path / "99-threads.md"
     source.write_text(

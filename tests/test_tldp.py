@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ldp_companion.datasets import load_digits
+from ldp_companion.data.datasets import load_digits
 from ldp_companion.tensor import laplace_mechanism
 from ldp_companion.tensor.calibration import gaussian_delta
 from ldp_companion.tldp import algorithm as alg

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from conftest import assert_sig
-from ldp_companion.audit import empirical_audit
-from ldp_companion.mutation import applied
+from ldp_companion.auditing.audit import empirical_audit
+from ldp_companion.verdicts.mutation import applied
 from ldp_companion.tensor.calibration import idn_c, mvg_budget
 from ldp_companion.tldp import algorithm as alg
 from ldp_companion.tldp import error, mechanisms, privacy

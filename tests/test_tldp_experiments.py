@@ -21,7 +21,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from ldp_companion import device as D
+from ldp_companion.neural import device as D
 from ldp_companion.tldp import data as TD
 from ldp_companion.tldp import experiments as X
 from ldp_companion.tldp import mechanisms as M
@@ -236,7 +236,7 @@ def test_stacked_runs_equal_separate_fit_classifier_runs(sizes, activation):
     # (64, 16, 4): W₁ and W₂ fill whole vector steps (one Adam tensor per stack), the biases
     # do not (updated run by run); (20, 4): no stack does.
     from ldp_companion.tldp.stacked import fit_stacked, stacked_logits, stacked_mlp
-    from ldp_companion.training import fit_classifier
+    from ldp_companion.neural.training import fit_classifier
 
     runs, n = 3, 150                                 # 150 = 9 batches of 16 and one of 6
     rng = np.random.default_rng(1)
@@ -288,7 +288,7 @@ def test_grid_runs_equal_their_single_cells():
     # each row of a grid (its runs trained side by side) is the cell run alone with the
     # generator cell_rng(seed, {task, mechanism, epsilon, run}): the random streams are
     # those of a grid of single cells
-    from ldp_companion.grid import cell_rng
+    from ldp_companion.execution.grid import cell_rng
 
     kw = dict(tasks=["digits"], mechanisms=["tldp_l"], eps_grid=[3.0], runs=3, seed=2,
               n_jobs=1)
@@ -312,7 +312,7 @@ def test_cells_equal_the_one_model_at_a_time_code():
     # the cells (trained through the stacked trainer) against the code they replace: one
     # nn.Sequential per cell trained by fit_classifier (Type I), and FedAvg over one model
     # whose parameters are reset per client (Type III), drawing in the same order
-    from ldp_companion.training import as_tensor, fit_classifier
+    from ldp_companion.neural.training import as_tensor, fit_classifier
 
     task = X.cached_task("digits", 0, None)
     dev = torch.device("cpu")

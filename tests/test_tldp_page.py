@@ -14,7 +14,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from ldp_companion.ledger import Ledger  # noqa: E402
+from ldp_companion.verdicts.ledger import Ledger  # noqa: E402
 from ldp_companion.tldp import algorithm as alg  # noqa: E402
 from ldp_companion.tldp import analysis as an  # noqa: E402
 from ldp_companion.tldp import checks, claims, error, figures, privacy, views  # noqa: E402

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from ldp_companion.ledger import Ledger
-from ldp_companion.mutation import Mutant, applied, scaled
+from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.verdicts.mutation import Mutant, applied, scaled
 from ldp_companion.tvg import audits, bounds, noise, privacy, reference, release, settings
 
 DELTA = 1e-5

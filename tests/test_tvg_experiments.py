@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from ldp_companion import device as D
+from ldp_companion.neural import device as D
 from ldp_companion.tvg import experiments as X
 
 from conftest import skip_or_fail

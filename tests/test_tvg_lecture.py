@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion.ledger import Ledger
-from ldp_companion.tables import raw_labels
+from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.page.tables import raw_labels
 from ldp_companion.tvg import (alg1_checks, algebra_checks, bounds, covariance, figure_claims,
                                figures, noise, release, results, setting_tables, table4)
 from ldp_companion.tvg import calibration_checks as cal

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_companion.mutation import applied
+from ldp_companion.verdicts.mutation import applied
 from ldp_companion.tensor import calibration
 from ldp_companion.tvg import bounds, noise, optimal, release
 from ldp_companion.tvg.mutants import MUTANTS

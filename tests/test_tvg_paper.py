@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from ldp_companion.datasets import DataError
+from ldp_companion.data.datasets import DataError
 from ldp_companion.tvg import paper
 
 
@@ -106,9 +106,9 @@ def test_chapter_checks_the_paper_networks_where_their_files_are(tmp_path, monke
     from conftest import skip_or_fail
     from fake_assets import write_adult, write_credit, write_glove, write_imdb, write_svhn
 
-    from ldp_companion import runner
-    from ldp_companion.datasets import cache_dir
-    from ldp_companion.ledger import load_ledgers
+    from ldp_companion.execution import runner
+    from ldp_companion.data.datasets import cache_dir
+    from ldp_companion.verdicts.ledger import load_ledgers
 
     real = cache_dir()
     if not (real / "MNIST").is_dir():

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from ldp_companion import paper_assets
-from ldp_companion.datasets import DataError
+from ldp_companion.data import paper_assets
+from ldp_companion.data.datasets import DataError
 from ldp_companion.tvg import experiments as ex
 from ldp_companion.tvg import paper_sgd
 

@@ -3,7 +3,7 @@ mutants from samples, and a tensor mechanism from samples.
 
 Each function returns the table the page shows and its claims check
 (:mod:`~ldp_companion.appendix.claims`). The audits themselves are the shared block
-:mod:`ldp_companion.audit`; the mutants are :mod:`ldp_companion.mechanisms.mutants`.
+:mod:`ldp_companion.auditing.audit`; the mutants are :mod:`ldp_companion.mechanisms.mutants`.
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from ldp_companion.audit import (additive_laplace_sampler, empirical_audit, exact_audit,
+from ldp_companion.auditing.audit import (additive_laplace_sampler, empirical_audit, exact_audit,
                                  ldp_accuracy_bound, mechanism_sampler)
 from ldp_companion.mechanisms import get_mechanism, mechanism_names
 from ldp_companion.mechanisms.mutants import MUTANTS
-from ldp_companion.plotting import label
+from ldp_companion.page.plotting import label
 from ldp_companion.validation import check_epsilons, check_positive_int, check_rng
 
 __all__ = ["CORRECT", "TENSOR_SHAPE", "exact_table", "audit_cases", "empirical_table",
@@ -46,7 +46,7 @@ def exact_table(eps_grid, names=None) -> pd.DataFrame:
     -------
     DataFrame
         One row per (mechanism, ε): ``mechanism`` (display name), ``claimed ε``,
-        ``audited ε`` (:func:`~ldp_companion.audit.exact_audit` on the 41-point grid) and
+        ``audited ε`` (:func:`~ldp_companion.auditing.audit.exact_audit` on the 41-point grid) and
         ``worst pair`` (the inputs attaining it).
     """
     eps_grid = _grid(eps_grid)
@@ -81,7 +81,7 @@ def _cases(eps_grid) -> list[tuple]:
 def empirical_table(eps_grid, n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, float]:
     """Empirical audits (Sec. A.2) of correct mechanisms and mutants at ``x = 1, x′ = −1``.
 
-    Each audit is :func:`~ldp_companion.audit.empirical_audit` at its default confidence 0.95,
+    Each audit is :func:`~ldp_companion.auditing.audit.empirical_audit` at its default confidence 0.95,
     in the order of :func:`audit_cases` (one stream of ``rng``).
 
     Parameters

@@ -1,11 +1,11 @@
 """Appendix A's claims: each function records, in the page's ledger, the claims one section
 checks on the tables of :mod:`~ldp_companion.appendix.audits`, with their statements. The
-verdicts are computed by the ledger (:mod:`ldp_companion.ledger`)."""
+verdicts are computed by the ledger (:mod:`ldp_companion.verdicts.ledger`)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from ldp_companion.audit import allowed_exceedances
+from ldp_companion.auditing.audit import allowed_exceedances
 
 __all__ = ["record_exact", "record_empirical", "record_tensor"]
 
@@ -26,7 +26,7 @@ def record_empirical(ledger, empirical: pd.DataFrame, n: int) -> dict:
     * ``empirical-correct``: no lower bound of a correct mechanism exceeds its claim;
     * ``empirical-below-truth``: lower bounds exceed the true ε no more often than the 95 %
       confidence allows (the 99.9 % quantile of Binomial(audits, 0.05),
-      :func:`~ldp_companion.audit.allowed_exceedances`);
+      :func:`~ldp_companion.auditing.audit.allowed_exceedances`);
     * ``empirical-mutants``: every mutant's lower bound exceeds its claim.
 
     Parameters

@@ -1,11 +1,11 @@
 """Appendix A's exercise and its answers, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page."""
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page."""
 from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.audit import clopper_pearson
-from ldp_companion.exercises import ExerciseSet
+from ldp_companion.auditing.audit import clopper_pearson
+from ldp_companion.page.exercises import ExerciseSet
 
 __all__ = ["EXERCISES", "CAP_N", "largest_bound"]
 
@@ -16,7 +16,7 @@ CAP_N = 1_000_000
 
 
 def largest_bound(n: int, confidence: float = 0.95) -> float:
-    """The largest lower bound :func:`~ldp_companion.audit.empirical_audit` can report.
+    """The largest lower bound :func:`~ldp_companion.auditing.audit.empirical_audit` can report.
 
     All ``m = n/2`` held-out samples under one input fall in the region and none under the
     other: ``log(CP_lower(m; m) / CP_upper(0; m))``, each Clopper–Pearson bound at level

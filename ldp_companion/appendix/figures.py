@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ldp_companion.audit import ldp_accuracy_bound, plot_audit
+from ldp_companion.auditing.audit import ldp_accuracy_bound, plot_audit
 
 __all__ = ["CAP", "audit_figure"]
 
@@ -42,7 +42,7 @@ def audit_figure(empirical: pd.DataFrame, cap: float = CAP):
     """The empirical audits of Sec. A.2 in two panels, and the caption that says what they show.
 
     Left, each audit's lower bound against its claimed ε
-    (:func:`~ldp_companion.audit.plot_audit`; bounds of ``cap`` or more at the top). Right,
+    (:func:`~ldp_companion.auditing.audit.plot_audit`; bounds of ``cap`` or more at the top). Right,
     the accuracy of the best threshold test between ``x = 1`` and ``x′ = −1`` against the
     bound ``e^ε / (1 + e^ε)`` no test may beat under ε-LDP.
 

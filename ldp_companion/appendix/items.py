@@ -1,6 +1,6 @@
 """The numbered sections of appendix A (How we audit privacy): the book's own method, which the
-appendix's claims check. Data for :mod:`ldp_companion.coverage`."""
-from ldp_companion.coverage import Item, PaperItems
+appendix's claims check. Data for :mod:`ldp_companion.verdicts.coverage`."""
+from ldp_companion.verdicts.coverage import Item, PaperItems
 
 __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 

@@ -1,5 +1,5 @@
 """Parameters of appendix A (How we audit privacy) per profile."""
-from ldp_companion.profiles import ChapterParams
+from ldp_companion.execution.profiles import ChapterParams
 
 __all__ = ["PARAMS"]
 

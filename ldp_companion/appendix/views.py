@@ -1,11 +1,11 @@
-"""Appendix A's tables as the page shows them (:func:`ldp_companion.tables.show_table`):
+"""Appendix A's tables as the page shows them (:func:`ldp_companion.page.tables.show_table`):
 short headers in words, formatted numbers, a caption."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ldp_companion.tables import show_table
+from ldp_companion.page.tables import show_table
 
 __all__ = ["exact_view", "empirical_view", "tensor_view"]
 

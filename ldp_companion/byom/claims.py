@@ -7,8 +7,8 @@ import pandas as pd
 
 from ldp_companion.byom.checks import check_mechanism
 from ldp_companion.byom.experiments import mse_matches
-from ldp_companion.ledger import Ledger
-from ldp_companion.montecarlo import bonferroni_z, paired_differences
+from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.auditing.montecarlo import bonferroni_z, paired_differences
 
 __all__ = ["record_worst_case", "record_mean_grid", "check_mutant"]
 
@@ -32,7 +32,7 @@ def record_mean_grid(ledger, mean_df: pd.DataFrame, name: str = "square_wave") -
     * ``sw-mean-mse``: every cell's MSE matches its analytic expectation
       (:func:`~ldp_companion.byom.experiments.mse_matches`, family-wise error 1e-3);
     * ``sw-vs-pm``: ``name``'s MSE is larger than PM's, paired by run, every data set and ε
-      (:func:`~ldp_companion.montecarlo.paired_differences`).
+      (:func:`~ldp_companion.auditing.montecarlo.paired_differences`).
     """
     ok, fit = mse_matches(mean_df)
     ledger.condition("sw-mean-mse",

@@ -1,5 +1,5 @@
 """Appendix B's exercise and its answers, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page.
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page.
 
 The page's Square Wave class is the reader's own code, so the answers here come from the
 closed forms of Sec. B.1 written out once more, independently of it.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from ldp_companion.exercises import ExerciseSet
+from ldp_companion.page.exercises import ExerciseSet
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.validation import check_epsilon
 

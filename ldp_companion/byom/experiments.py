@@ -1,7 +1,7 @@
 """A mean-estimation grid for scalar mechanisms, the papers' and the reader's side by side.
 
 Each user holds one value in [-1, 1] and reports it once; the aggregator averages the reports.
-Every run is a cell of :func:`~ldp_companion.grid.run_grid` keyed by (data set, mechanism, ε,
+Every run is a cell of :func:`~ldp_companion.execution.grid.run_grid` keyed by (data set, mechanism, ε,
 run), so the table does not depend on the number of workers. A mechanism is given as a factory
 ``epsilon -> ScalarMechanism`` (a class, a lambda) or a registered name; the workers receive a
 factory itself, so a mechanism registered in a notebook needs to be passed as its class.
@@ -13,8 +13,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ldp_companion.datasets import load_diabetes, scale_to_unit_interval
-from ldp_companion.grid import run_grid
+from ldp_companion.data.datasets import load_diabetes, scale_to_unit_interval
+from ldp_companion.execution.grid import run_grid
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.validation import (check_epsilons, check_positive_int, check_rng,
                                       check_unit_interval)
@@ -27,7 +27,7 @@ def mean_datasets(n: int, rng: np.random.Generator) -> dict:
 
     ``"uniform"``: values drawn uniformly; ``"body-mass index (diabetes)"``: the body-mass
     index of scikit-learn's bundled diabetes table, scaled to [-1, 1]
-    (:func:`~ldp_companion.datasets.scale_to_unit_interval`) and resampled with replacement.
+    (:func:`~ldp_companion.data.datasets.scale_to_unit_interval`) and resampled with replacement.
     Both come from ``rng``, in that order.
 
     Parameters
@@ -76,7 +76,7 @@ def scalar_mean_grid(data: dict, mechanisms: dict, eps_grid, runs: int, seed: in
     eps_grid : sequence of float
     runs, seed : int
     n_jobs, progress
-        Workers and progress bar of :func:`~ldp_companion.grid.run_grid`.
+        Workers and progress bar of :func:`~ldp_companion.execution.grid.run_grid`.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """The numbered sections of appendix B (Bring your own mechanism): what the book checks on a
 mechanism a reader registers, with the Square Wave mechanism of Li et al. (2020) as the
-example. Data for :mod:`ldp_companion.coverage`."""
-from ldp_companion.coverage import Item, PaperItems
+example. Data for :mod:`ldp_companion.verdicts.coverage`."""
+from ldp_companion.verdicts.coverage import Item, PaperItems
 
 __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 

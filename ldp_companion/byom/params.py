@@ -1,5 +1,5 @@
 """Parameters of appendix B (Bring your own mechanism) per profile."""
-from ldp_companion.profiles import N_JOBS, ChapterParams, every_profile
+from ldp_companion.execution.profiles import N_JOBS, ChapterParams, every_profile
 
 __all__ = ["PARAMS"]
 

@@ -1,12 +1,12 @@
-"""Appendix B's tables as the page shows them (:func:`ldp_companion.tables.show_table`):
+"""Appendix B's tables as the page shows them (:func:`ldp_companion.page.tables.show_table`):
 short headers in words, formatted numbers, a caption."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ldp_companion.byom.checks import XS
-from ldp_companion.plotting import label
-from ldp_companion.tables import show_table
+from ldp_companion.page.plotting import label
+from ldp_companion.page.tables import show_table
 
 __all__ = ["audit_view", "moment_summary", "moments_view"]
 

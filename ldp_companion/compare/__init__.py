@@ -2,12 +2,12 @@
 
 Not one paper's chapter: it sits above the chapter packages (it reads TLDP's mechanisms from
 :mod:`ldp_companion.tldp`, HierA's from :mod:`ldp_companion.hiera`), beside
-:mod:`ldp_companion.book`.
+:mod:`ldp_companion.edition.book`.
 
 * :mod:`~ldp_companion.compare.catalogue`: every mechanism of the papers, with its claimed ε,
   its exact ε where its output law is known, and a sampler for the black-box auditor;
 * :mod:`~ldp_companion.compare.true_epsilon`: the table of claimed, exact and black-box ε
-  (:mod:`ldp_companion.blackbox`, DP-Sniper) and its verdicts;
+  (:mod:`ldp_companion.auditing.blackbox`, DP-Sniper) and its verdicts;
 * :mod:`~ldp_companion.compare.row_checks`: what backs that table's exact column (the Gaussian
   tensor rows against the papers' printed calibrations and their samplers' noise, Square
   Wave's law against its sampler);

@@ -3,7 +3,7 @@
 An :class:`Entry` names a mechanism, the paper it comes from, the ε the paper claims when the
 mechanism runs at budget ``eps``, its exact ε when the law of its output is known (computed
 from the noise the code draws: the calibration functions the mechanism itself calls), and a
-sampler with candidate input pairs for the black-box auditor (:mod:`ldp_companion.blackbox`).
+sampler with candidate input pairs for the black-box auditor (:mod:`ldp_companion.auditing.blackbox`).
 The (ε, δ) mechanisms carry their δ: their ε is judged at it.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from ldp_companion import audit
+from ldp_companion.auditing import audit
 from ldp_companion.byom.square_wave import SquareWave
 from ldp_companion.hiera.graded_laplace import GradedLaplace
 from ldp_companion.hiera.levels import paper_levels

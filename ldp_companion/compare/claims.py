@@ -33,7 +33,7 @@ def record_auditor(ledger, validation: pd.DataFrame) -> None:
 
 def record_coverage(ledger, coverage, level: float | None = None) -> None:
     """``auditor-coverage`` (beyond the papers): over the repeated audits of
-    :func:`ldp_companion.blackbox.auditor_coverage`, the bounds exceed the exact ε no more
+    :func:`ldp_companion.auditing.blackbox.auditor_coverage`, the bounds exceed the exact ε no more
     often than the nominal error ``1 - confidence`` allows. Holds when the one-sided binomial
     test's p-value is at least ``level`` (default: the nominal error itself)."""
     level = coverage.error if level is None else float(level)
@@ -121,7 +121,7 @@ def record_true_epsilon(ledger, table: pd.DataFrame) -> None:
 
 def checkable(table: pd.DataFrame) -> np.ndarray:
     """Rows whose black-box bound could exceed their exact ε: a finite exact ε below the
-    column ``largest bound`` (:func:`ldp_companion.blackbox.largest_bound`; a table without
+    column ``largest bound`` (:func:`ldp_companion.auditing.blackbox.largest_bound`; a table without
     it caps nothing). Comparing the other rows' bounds with their exact ε tests nothing."""
     exact = table["exact"].to_numpy(float)
     cap = table["largest bound"].to_numpy(float) if "largest bound" in table else np.inf

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.compare.utility import budget_for
-from ldp_companion.plotting import tick_text
+from ldp_companion.page.plotting import tick_text
 from ldp_companion.tldp import experiments as tldp_experiments
 from ldp_companion.tvg import experiments as tvg_experiments
 from ldp_companion.tvg.noise import entry_std

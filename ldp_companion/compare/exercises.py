@@ -1,11 +1,11 @@
 """Appendix C's exercise and its answer, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page."""
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page."""
 from __future__ import annotations
 
 import math
 
 from ldp_companion.compare.catalogue import noise_sigma
-from ldp_companion.exercises import ExerciseSet
+from ldp_companion.page.exercises import ExerciseSet
 from ldp_companion.tensor.calibration import gaussian_epsilon
 
 __all__ = ["EXERCISES"]

@@ -1,6 +1,6 @@
 """Appendix C's figures: the decision map and the tensor release error against ε. Each
 returns the figure, its caption (computed from what it plots) and its alt text, for
-:func:`ldp_companion.plotting.show`."""
+:func:`ldp_companion.page.plotting.show`."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 
 from ldp_companion.compare.downstream import AT_CHANCE, INCONCLUSIVE
-from ldp_companion.plotting import (color, epsilon_axis, label, legend_below, marker,
+from ldp_companion.page.plotting import (color, epsilon_axis, label, legend_below, marker,
                                     plain_log_y, tick_text)
 
 __all__ = ["decision_figure", "tensor_figure", "f1_figure"]

@@ -1,6 +1,6 @@
 """The numbered sections of appendix C (the mechanisms on one scale) and the claims checking
-them. Data for :mod:`ldp_companion.coverage`."""
-from ldp_companion.coverage import Item, PaperItems
+them. Data for :mod:`ldp_companion.verdicts.coverage`."""
+from ldp_companion.verdicts.coverage import Item, PaperItems
 
 __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS", "ALSO_TESTS"]
 
@@ -31,7 +31,7 @@ CLAIM_REFS = {
 
 #: The claims above that test a numbered item of a chapter's paper too: claim id -> its
 #: (chapter, item ref) pairs, each an item of that chapter's list (checked by
-#: :func:`ldp_companion.book.cross_links`). The chapter's coverage names the claim and its
+#: :func:`ldp_companion.edition.book.cross_links`). The chapter's coverage names the claim and its
 #: verdict beside the item; the claim's primary ref stays this appendix's section.
 ALSO_TESTS = {
     "true-eps-tldp": [("01-tldp", "Theorem 1"), ("01-tldp", "Theorem 3")],

@@ -9,7 +9,7 @@ exact ε, for the worst pair (every attribute at 1 against every attribute at -1
   tuples of ``{-1, 0, 1}^d`` (:func:`ldp_companion.pm.multidim.alg6_privacy_ratio`);
 * Alg. 6 with a mechanism with a density (PM-SUB): the subset is drawn independently of
   ``x`` and each sampled attribute is released independently, so the loss is ``k`` times the
-  scalar mechanism's exact ε at ``ε/k`` (:func:`ldp_companion.audit.exact_audit`);
+  scalar mechanism's exact ε at ``ε/k`` (:func:`ldp_companion.auditing.audit.exact_audit`);
 * Laplace at ``ε/d``: ``d`` times Laplace's exact ε at ``ε/d``;
 * Duchi et al.'s mechanism: the largest ratio of its exact law
   (:func:`ldp_companion.pm.multidim.duchi_md_privacy_ratio`).
@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ldp_companion import audit
+from ldp_companion.auditing import audit
 from ldp_companion.compare.catalogue import Entry
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.pm import multidim

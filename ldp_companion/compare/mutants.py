@@ -1,7 +1,7 @@
-"""Deliberate bugs in the code appendix C's claims rest on (see :mod:`ldp_companion.mutation`):
+"""Deliberate bugs in the code appendix C's claims rest on (see :mod:`ldp_companion.verdicts.mutation`):
 each must change at least one verdict on the page (``benchmarks/mutants.py compare``).
 
-The page's every black-box bound comes from :func:`ldp_companion.blackbox.sniper_audit`, whose
+The page's every black-box bound comes from :func:`ldp_companion.auditing.blackbox.sniper_audit`, whose
 guarantee rests on fresh outputs at each step: the classifier is trained on some, the threshold
 chosen on others, the bound computed on still others. :data:`SAME_SAMPLE` computes all three on
 one sample, the invalid auditor that ``auditor-coverage`` (Sec. C.1) exists to catch.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion import audit, blackbox
-from ldp_companion.mutation import Mutant, scaled
+from ldp_companion.auditing import audit, blackbox
+from ldp_companion.verdicts.mutation import Mutant, scaled
 
 __all__ = ["MUTANTS", "SAME_SAMPLE", "ROW_MUTANTS"]
 
@@ -55,7 +55,7 @@ def _same_sample(original):
 SAME_SAMPLE = Mutant(
     "same-sample-auditor", "the black-box auditor trains its classifier, chooses its "
     "threshold and computes its bound on one sample of outputs (no held-out outputs)",
-    "ldp_companion.blackbox:sniper_audit", _same_sample)
+    "ldp_companion.auditing.blackbox:sniper_audit", _same_sample)
 
 def _mvg_exact_tenth(original):
     """``noise_sigma`` with MVG's σ ten times too small: the exact ε of the MVG row (and its

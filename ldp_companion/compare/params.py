@@ -1,6 +1,6 @@
 """Parameters of appendix C (the mechanisms on one scale) per profile. It needs the ``torch``
 extra: chapter 4's DP-SGD baseline is calibrated by Opacus."""
-from ldp_companion.profiles import ChapterParams, Number, every_profile
+from ldp_companion.execution.profiles import ChapterParams, Number, every_profile
 
 __all__ = ["PARAMS"]
 

@@ -32,7 +32,7 @@ from scipy import stats
 from ldp_companion.compare.catalogue import (noise_sigma, scalar_mechanism, tensor_entries,
                                              tensor_exact, udn_noise, udn_workload)
 from ldp_companion.compare.records import RECORD_PAIRS, record_entries
-from ldp_companion.montecarlo import bonferroni_z
+from ldp_companion.auditing.montecarlo import bonferroni_z
 from ldp_companion.tensor.calibration import gaussian_epsilon, tensor_size
 from ldp_companion.tldp.algorithm import log_retain_prob
 from ldp_companion.tldp.privacy import atom_delta, gaussian_mu

@@ -1,7 +1,7 @@
 """The table of true ε: for every mechanism, the ε claimed, the exact ε, the black-box bound.
 
 For each :class:`~ldp_companion.compare.catalogue.Entry`, the black-box auditor
-(:func:`ldp_companion.blackbox.dp_sniper`) bounds from samples alone the ε the mechanism spends
+(:func:`ldp_companion.auditing.blackbox.dp_sniper`) bounds from samples alone the ε the mechanism spends
 (at the entry's δ). The verdict on the paper's claim:
 
 * ``fails`` when the exact ε exceeds the claim, or the black-box bound does (the table's bounds
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion import blackbox
+from ldp_companion.auditing import blackbox
 from ldp_companion.compare.catalogue import Entry, scalar_entries, tensor_entries
 from ldp_companion.compare.multiattribute import tuple_entries
 from ldp_companion.compare.records import record_entries
@@ -48,7 +48,7 @@ CLASSIFIERS = {"scalar": "histogram", "tensor": ("histogram", "logistic"),
 
 def family_confidence(m: int) -> float:
     """The confidence of each of ``m`` audits for all ``m`` bounds to hold together with
-    probability :data:`~ldp_companion.blackbox.CONFIDENCE` (Bonferroni: ``1 - (1 - c)/m``).
+    probability :data:`~ldp_companion.auditing.blackbox.CONFIDENCE` (Bonferroni: ``1 - (1 - c)/m``).
     A table of many bounds at 95 % each would hold a few wrong ones by chance."""
     return 1.0 - (1.0 - blackbox.CONFIDENCE) / max(1, int(m))
 
@@ -73,7 +73,7 @@ def true_epsilon_table(eps_table, *, n_audit: int, n_tensor: int, shape, value_r
     tensor ones (``shape``, calibrated with range ``value_range``, judged on the pair all 0 /
     all ``max_diff``, default ``value_range``; δ = ``delta`` for the Gaussian ones) with
     ``n_tensor``. Column ``largest bound``: the most an audit of the row could report
-    (:func:`~ldp_companion.blackbox.largest_bound`)."""
+    (:func:`~ldp_companion.auditing.blackbox.largest_bound`)."""
     audits = []
     for eps in eps_table:
         audits += [(e, n_audit) for e in scalar_entries(float(eps))]
@@ -105,7 +105,7 @@ def broken_entries(eps: float, value_range: float,
     * tuple: chapter 3's Laplace at ``ε/d`` on each of ``d`` attributes (Sec. VII-A);
     * record: chapter 4's Alg. 2 release (Eq. 14's gradient plus ``Lap(ΔSGD/ε)`` per feature).
     """
-    from ldp_companion import audit
+    from ldp_companion.auditing import audit
     from ldp_companion.compare import multiattribute, records
     from ldp_companion.compare.catalogue import tensor_exact
     from ldp_companion.mechanisms import get_mechanism
@@ -141,7 +141,7 @@ def _validation_cases(eps_table, n: int, n_tensor: int, value_range: float,
                       max_diff: float | None = None) -> list:
     """(name, status, sampler, pairs, claimed, true ε, classifier, n) of every audit of
     :func:`auditor_validation`."""
-    from ldp_companion import audit
+    from ldp_companion.auditing import audit
     from ldp_companion.compare.catalogue import SCALAR, SCALAR_PAIRS, scalar_mechanism
     from ldp_companion.mechanisms.mutants import MUTANTS
 
@@ -190,7 +190,7 @@ def auditor_validation(eps_table, n: int, rng: np.random.Generator, *,
 
 
 def auditor_coverage(repeats: int, n: int, rng: np.random.Generator) -> blackbox.Coverage:
-    """:func:`ldp_companion.blackbox.auditor_coverage` on
-    :func:`~ldp_companion.blackbox.known_mechanisms`: ``repeats`` audits of each, ``n``
+    """:func:`ldp_companion.auditing.blackbox.auditor_coverage` on
+    :func:`~ldp_companion.auditing.blackbox.known_mechanisms`: ``repeats`` audits of each, ``n``
     outputs per input, at the auditor's confidence."""
     return blackbox.auditor_coverage(blackbox.known_mechanisms(), repeats, n, rng)

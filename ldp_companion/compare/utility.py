@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
-from ldp_companion import datasets
+from ldp_companion.data import datasets
 from ldp_companion.compare.catalogue import (SCALAR, TENSOR, noise_sigma, scalar_mechanism,
                                              tensor_exact, udn_noise)
 

@@ -1,12 +1,12 @@
-"""Appendix C's tables as the page shows them (:func:`ldp_companion.tables.show_table`)."""
+"""Appendix C's tables as the page shows them (:func:`ldp_companion.page.tables.show_table`)."""
 from __future__ import annotations
 
 import pandas as pd
 
 from ldp_companion.compare.catalogue import PAPERS
 from ldp_companion.compare.downstream import AT_CHANCE, INCONCLUSIVE
-from ldp_companion.plotting import label, tick_text
-from ldp_companion.tables import show_table
+from ldp_companion.page.plotting import label, tick_text
+from ldp_companion.page.tables import show_table
 
 __all__ = ["true_epsilon_view", "validation_view", "coverage_view", "decision_view",
            "flagged_text", "underspent_text", "absent_text"]
@@ -43,7 +43,7 @@ def validation_view(validation: pd.DataFrame, caption: str):
 
 
 def coverage_view(coverage, caption: str):
-    """The auditor's coverage test (:class:`ldp_companion.blackbox.Coverage`): per mechanism of
+    """The auditor's coverage test (:class:`ldp_companion.auditing.blackbox.Coverage`): per mechanism of
     known ε, its audits and how many bounds exceed the exact ε."""
     shown = coverage.table().drop(columns=["cap"])
     return show_table(shown, caption, labels={

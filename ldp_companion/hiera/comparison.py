@@ -11,8 +11,8 @@ from ldp_companion.hiera.experiments import BASELINES, HierAConfig
 from ldp_companion.hiera.levels import paper_levels
 from ldp_companion.hiera.privacy import composed_bound, privacy_matrix
 from ldp_companion.hiera.reuse import record_mae_matches_analytic
-from ldp_companion.montecarlo import paired_differences
-from ldp_companion.plotting import label
+from ldp_companion.auditing.montecarlo import paired_differences
+from ldp_companion.page.plotting import label
 
 __all__ = ["SGD_METHODS", "PRIVATE", "crossovers", "record_fig2", "budget_explanation",
            "budget_text", "RANDOM_LEVEL_Z", "random_level_draws", "record_random_level",

@@ -1,10 +1,10 @@
 """Chapter 5's exercises and their answers, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page."""
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page."""
 from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.exercises import Between, ExerciseSet
+from ldp_companion.page.exercises import Between, ExerciseSet
 from ldp_companion.hiera.analysis import reported_level_second_moment
 from ldp_companion.hiera.levels import Levels, paper_levels
 from ldp_companion.hiera.privacy import privacy_matrix

@@ -2,7 +2,7 @@
 unbiasedness and variance Monte Carlo (Thm 3), the audit of Theorem 2, and mini-batch SGD
 linear regression (Fig. 3).
 
-Every (data set, ε) cell is a cell of :func:`~ldp_companion.grid.run_grid`: its generator is
+Every (data set, ε) cell is a cell of :func:`~ldp_companion.execution.grid.run_grid`: its generator is
 keyed by the cell, so each cell is reproducible on its own and the tables are identical
 whatever order, process or machine the cells run in.
 
@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion import hiera as H
-from ldp_companion.datasets import load_wooldridge
-from ldp_companion.grid import run_grid
+from ldp_companion.data.datasets import load_wooldridge
+from ldp_companion.execution.grid import run_grid
 from ldp_companion.hiera.protocol import report_probabilities
 from ldp_companion.mechanisms.piecewise import PM
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
@@ -192,14 +192,14 @@ def mean_grid(datasets: dict, eps_grid, runs: int, seed: int, *, configs=(HierAC
     runs : int
         Repetitions ``T`` (fresh reports each time).
     seed : int
-        Each (data set, ε) is a cell of :func:`~ldp_companion.grid.run_grid`.
+        Each (data set, ε) is a cell of :func:`~ldp_companion.execution.grid.run_grid`.
     configs : sequence of HierAConfig
         HierA aggregations, all applied to the same reports of a run.
     baselines : sequence of str
         Among :data:`BASELINES`.
     n_jobs, scheduler, progress
         Workers (None: every core), a Dask scheduler's address, progress bar
-        (:func:`~ldp_companion.grid.run_grid`): the table does not depend on them.
+        (:func:`~ldp_companion.execution.grid.run_grid`): the table does not depend on them.
 
     Returns
     -------
@@ -342,7 +342,7 @@ def worst_joint_pair(levels, part: str = "joint") -> dict:
 
 def lhp_sampler(levels, part: str = "joint"):
     """Batched sampler ``(x, n, rng) -> (n,)`` of LHP's output for
-    :func:`~ldp_companion.audit.empirical_audit`.
+    :func:`~ldp_companion.auditing.audit.empirical_audit`.
 
     ``"joint"`` codes ``<t*, y>`` as ``2 (t* - 1) + (y < 0)`` (ten values for ``k = 5``),
     ``"level"`` returns ``t*`` and ``"value"`` returns ``y``: what an observer of that part
@@ -406,7 +406,7 @@ def sgd_grid(tasks: dict, methods, eps_grid, folds: int, repeats: int, seed: int
     folds, repeats : int
         ``repeats`` shuffled ``folds``-fold splits (Sec. 6.3: 10 × 5).
     seed : int
-        Each (task, method, ε) is a cell of :func:`~ldp_companion.grid.run_grid`.
+        Each (task, method, ε) is a cell of :func:`~ldp_companion.execution.grid.run_grid`.
     n_jobs, scheduler, progress
         As in :func:`mean_grid`.
     **options

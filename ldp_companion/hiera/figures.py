@@ -2,8 +2,8 @@
 ratios, and Figs. 1-3 of Hao, Wu & Wan (2023).
 
 Every function draws one figure in the book's style (colours and markers from
-:mod:`ldp_companion.plotting`) and returns ``(fig, caption, alt)`` for
-:func:`~ldp_companion.plotting.show`; captions are written from the plotted values.
+:mod:`ldp_companion.page.plotting`) and returns ``(fig, caption, alt)`` for
+:func:`~ldp_companion.page.plotting.show`; captions are written from the plotted values.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ldp_companion.audit import plot_audit
+from ldp_companion.auditing.audit import plot_audit
 from ldp_companion.hiera.experiments import HierAConfig
 from ldp_companion.hiera.mechanism_checks import RULES
-from ldp_companion.plotting import (PAGE_WIDTH_PX, SERIES_COLORS, color, epsilon_axis, label,
+from ldp_companion.page.plotting import (PAGE_WIDTH_PX, SERIES_COLORS, color, epsilon_axis, label,
                                     legend_below, marker, plain_log_y)
 
 __all__ = ["theorem2_curves", "excess_heatmap", "audit_scatter", "graded_laplace_ratios_plot",

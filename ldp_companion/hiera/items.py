@@ -1,8 +1,8 @@
 """Numbered items of Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local Differential Privacy: each with its place in chapter 05-hiera.
 
-Data for :mod:`ldp_companion.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every ledger claim of the chapter to the items it checks.
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every ledger claim of the chapter to the items it checks.
 """
-from ldp_companion.coverage import Item, PaperItems
+from ldp_companion.verdicts.coverage import Item, PaperItems
 
 __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 
@@ -29,7 +29,7 @@ _ITEMS = [
     {"ref": "Definition 1",
      "title": "Local differential privacy: output probability ratio at most e^ε",
      "status": "implemented",
-     "code": "ldp_companion.audit.law_log_ratio"},
+     "code": "ldp_companion.auditing.audit.law_log_ratio"},
 
     # Applied, not proved, in the chapter: thm2-composed checks that LHP's joint output stays within
     # the composed bound max(εᵢ, εⱼ) + ε₁ that Thm 1 gives for GRR followed by the bit's RR
@@ -245,7 +245,7 @@ CLAIM_REFS = {
 # - Ambiguous / judgment calls:
 #   * Theorem 1 "checked" only through thm2-composed, which verifies numerically that LHP's joint
 #     output obeys the bound that sequential composition predicts (an instance, not a proof).
-#   * Def. 1 "implemented" by ldp_companion.audit.law_log_ratio (the exact sup log ratio of two
+#   * Def. 1 "implemented" by ldp_companion.auditing.audit.law_log_ratio (the exact sup log ratio of two
 #     output laws); no claim checks Def. 1 as such. Def. 2 "implemented" by hiera.privacy.privacy_matrix
 #     (claimed_bound gives its r); thm2-min uses Def. 2's r = min reading but is mapped to Theorem 2 only.
 #   * levels-p-c -> Sec. 6 (the budget set {5ε,...,ε}) and Alg. 3 (pₜ of step 4); values are

@@ -19,8 +19,8 @@ from ldp_companion.hiera.protocol import (FLIP_RULES, lhp, plc, plc_keep_probabi
                                           report_probabilities)
 from ldp_companion.hiera.aggregate import report_counts
 from ldp_companion.mechanisms.harmony import randomized_response
-from ldp_companion.montecarlo import moment_check
-from ldp_companion.plotting import label
+from ldp_companion.auditing.montecarlo import moment_check
+from ldp_companion.page.plotting import label
 
 __all__ = ["K", "RULES", "P_MIN", "MOMENT_LABELS", "levels_table", "record_levels", "pool_plans",
            "pool_table", "record_pools", "plc_table", "record_plc", "plc_sampling",

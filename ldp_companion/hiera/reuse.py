@@ -15,7 +15,7 @@ from ldp_companion.hiera.analysis import (mean_user_variance, reported_level_sec
                                           uniform_summary)
 from ldp_companion.hiera.levels import paper_levels
 from ldp_companion.hiera.mechanism_checks import K, RULES
-from ldp_companion.montecarlo import bonferroni_z, paired_differences
+from ldp_companion.auditing.montecarlo import bonferroni_z, paired_differences
 
 __all__ = ["BASE_REF", "record_mu_never_helps", "second_moment_table", "record_second_moments",
            "record_user_variances", "variance_ratios", "mu_mae_ratios", "record_fig1",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.audit import empirical_audit, law_log_ratio
+from ldp_companion.auditing.audit import empirical_audit, law_log_ratio
 from ldp_companion.hiera import reference as ref
 from ldp_companion.hiera.experiments import lhp_sampler, worst_joint_pair
 from ldp_companion.hiera.graded_laplace import GradedLaplace
@@ -155,7 +155,7 @@ def privacy_curves(bases) -> pd.DataFrame:
 
 
 def audit_table(bases, n: int, rng: np.random.Generator) -> pd.DataFrame:
-    """Empirical audits (:func:`~ldp_companion.audit.empirical_audit`, ``n`` outputs per
+    """Empirical audits (:func:`~ldp_companion.auditing.audit.empirical_audit`, ``n`` outputs per
     input) of LHP at the worst pair of each base, for the joint output and the level report
     alone, with the exact log ratio (both directions) and the claimed bound."""
     rows = []
@@ -202,7 +202,7 @@ def graded_laplace_ratios(base: float) -> tuple[GradedLaplace, pd.DataFrame]:
 
 def record_graded_laplace(ledger, gl: GradedLaplace, table: pd.DataFrame, base: float) -> None:
     """Claims ``graded-laplace-values`` and ``graded-laplace-ldp`` (Sec. 3.1): the exact
-    supremum of the log ratio across levels (:func:`~ldp_companion.audit.law_log_ratio`)."""
+    supremum of the log ratio across levels (:func:`~ldp_companion.auditing.audit.law_log_ratio`)."""
     sec = "hiera-check-graded-laplace"
     across = law_log_ratio(gl.output_law(1.0), gl.output_law(-1.0))
     within = law_log_ratio(gl.output_law(0.6), gl.output_law(1.0))

@@ -16,8 +16,8 @@ from ldp_companion.hiera.data import truncated_gaussian, uniform
 from ldp_companion.hiera.experiments import HierAConfig, mae_table, mean_grid, predicted_grid
 from ldp_companion.hiera.levels import paper_levels
 from ldp_companion.hiera.mechanism_checks import RULES
-from ldp_companion.montecarlo import paired_differences
-from ldp_companion.paired import within_margin
+from ldp_companion.auditing.montecarlo import paired_differences
+from ldp_companion.verdicts.paired import within_margin
 
 __all__ = ["Z_MAX", "BIAS_SHARE", "SHOWN", "LABELS", "FORMATS", "unbiased_configs", "broken_configs", "unbiasedness_grid",
            "record_unbiasedness", "no_compensation_limits", "record_compensation",

@@ -7,7 +7,7 @@ Every scalar mechanism maps an input ``x`` in [-1, 1] to a random output ``Y`` w
 * ``variance(x)``: closed form of ``Var[Y | x]``;
 * ``worst_case_variance()``: ``max_x Var[Y | x]``;
 * ``output_law(x)``: the exact law of ``Y | x`` as an :class:`OutputLaw`, which the privacy
-  checks (:mod:`ldp_companion.audit`) and the tests use.
+  checks (:mod:`ldp_companion.auditing.audit`) and the tests use.
 """
 from __future__ import annotations
 

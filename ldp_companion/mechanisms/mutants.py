@@ -1,7 +1,7 @@
 """Deliberately broken versions of correct mechanisms, for teaching and for testing audits.
 
 Each mutant keeps the claimed ``epsilon`` of the mechanism it breaks; its docstring gives
-its true epsilon. The privacy auditor (:mod:`ldp_companion.audit`) must flag every one.
+its true epsilon. The privacy auditor (:mod:`ldp_companion.auditing.audit`) must flag every one.
 """
 from __future__ import annotations
 

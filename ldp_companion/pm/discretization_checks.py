@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.mechanisms import get_mechanism
-from ldp_companion.montecarlo import bonferroni_z, moment_check
-from ldp_companion.plotting import tick_text
+from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
+from ldp_companion.page.plotting import tick_text
 from ldp_companion.pm.discretize import discretized, worst_case_by_outputs
 from ldp_companion.pm.references import discretized_reference
 from ldp_companion.validation import check_positive_int, check_rng
@@ -111,7 +111,7 @@ def record_fig15(ledger, disc: pd.DataFrame, epsilon: float) -> None:
 
 def disc_moment_table(eps_grid, outputs, xs, n: int, rng: np.random.Generator) -> pd.DataFrame:
     """Monte Carlo moments of Alg. 5's sampler for PM-SUB and HM-TP rounded to each number
-    of ``outputs`` (:func:`~ldp_companion.montecarlo.moment_check`, draws in the order
+    of ``outputs`` (:func:`~ldp_companion.auditing.montecarlo.moment_check`, draws in the order
     mechanism, ε, outputs)."""
     n, rng = check_positive_int(n, "n"), check_rng(rng)
     return pd.concat([moment_check(discretized(name, e, k), xs, n, rng).assign(outputs=k)

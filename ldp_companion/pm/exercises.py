@@ -1,9 +1,9 @@
 """Chapter 3's exercises and their answers, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page."""
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page."""
 from __future__ import annotations
 
-from ldp_companion.audit import exact_audit, law_log_ratio
-from ldp_companion.exercises import Between, ExerciseSet
+from ldp_companion.auditing.audit import exact_audit, law_log_ratio
+from ldp_companion.page.exercises import Between, ExerciseSet
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.compare import crossover
 from ldp_companion.pm.discretize import discretized

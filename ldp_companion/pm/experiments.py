@@ -1,7 +1,7 @@
 """Experiment grids of Zhao et al. (2020): mean estimation (Figs. 6, 7, 11) and LDP-FedSGD
 (Figs. 8–10, 12–14), with the Monte Carlo checks of Lemma 13 and of Alg. 1's server step.
 
-Every run is a cell of :func:`~ldp_companion.grid.run_grid`: its generator is keyed by the
+Every run is a cell of :func:`~ldp_companion.execution.grid.run_grid`: its generator is keyed by the
 cell (data set, mechanism, ε, run), so each cell is reproducible on its own and the tables are
 identical whatever order, process or machine the cells run in.
 """
@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ldp_companion.grid import run_grid
+from ldp_companion.execution.grid import run_grid
 from ldp_companion.pm import fedsgd as fl
 from ldp_companion.pm.multidim import (_check_tuples, _estimate_mean, _expected_mse,
                                        _per_coordinate_variance, lemma13_scale)
@@ -102,10 +102,10 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
         Total budget per user; the numeric columns get ``budget_share`` of it.
     runs : int
     seed : int
-        Each run is a cell of :func:`~ldp_companion.grid.run_grid` with its own generator.
+        Each run is a cell of :func:`~ldp_companion.execution.grid.run_grid` with its own generator.
     n_jobs, scheduler, progress
         Workers (None: every core), a Dask scheduler's address, progress bar
-        (:func:`~ldp_companion.grid.run_grid`): the table does not depend on them.
+        (:func:`~ldp_companion.execution.grid.run_grid`): the table does not depend on them.
 
     Returns
     -------
@@ -161,7 +161,7 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
     seeds : int
         Repetitions (fresh groups and noise each time).
     seed : int
-        Each repetition is a cell of :func:`~ldp_companion.grid.run_grid`.
+        Each repetition is a cell of :func:`~ldp_companion.execution.grid.run_grid`.
     group_size, eta0, lam
         Alg. 1's group size, step size ``eta_t = eta0 / sqrt(t)`` and L2 factor.
     n_jobs, scheduler, progress
@@ -212,7 +212,7 @@ def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
     """The paper's real data sets as mean-estimation and learning tasks (``paper`` profile).
 
     Needs the files of :mod:`ldp_companion.pm.external_data` (WISDM, IPUMS BR and MX, Vehicle);
-    raises one :class:`~ldp_companion.datasets.DataError` naming every missing file.
+    raises one :class:`~ldp_companion.data.datasets.DataError` naming every missing file.
 
     Mean estimation (Fig. 6): WISDM's 3 accelerations (budget share 3/5: 2 categorical
     attributes), BR's 6 and MX's 5 numeric attributes with income (shares 6/16 and 5/19), and
@@ -226,7 +226,7 @@ def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
     learn_tasks : list of LearningTask
     """
     from ldp_companion.pm import external_data as ext
-    from ldp_companion.datasets import scale_to_unit_interval
+    from ldp_companion.data.datasets import scale_to_unit_interval
 
     ext.require(["wisdm", "ipums_br", "ipums_mx", "vehicle"])
     wisdm = ext.load_wisdm()
@@ -360,7 +360,7 @@ def lemma13_growth(errors: pd.DataFrame, margin: float) -> pd.DataFrame:
     """Per (mechanism, ε) and run, at the largest ``n``: ``(1 + margin) ratio(d_min) -
     ratio(d_max)``, positive where the error at the most attributes has not outgrown Lemma
     13's rate ``sqrt(d ln d)`` by more than ``margin`` relative to the fewest; one column per
-    run (what :meth:`~ldp_companion.ledger.Ledger.difference` judges)."""
+    run (what :meth:`~ldp_companion.verdicts.ledger.Ledger.difference` judges)."""
     if not margin > 0:
         raise ValueError(f"margin must be > 0, got {margin!r}")
     if errors["d"].nunique() < 2:

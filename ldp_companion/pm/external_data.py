@@ -4,17 +4,17 @@ The ``paper`` profile of the Three-Outputs / PM-SUB / HM-TP chapter uses four re
 WISDM (activity recognition, raw accelerometer file v1.1), two IPUMS International census
 extracts (Brazil "BR" and Mexico "MX") and the SensIT Vehicle data (Duarte & Hu 2004) as
 distributed by LIBSVM. None of them is in the offline cache, none has a checksum we could verify
-here, and the IPUMS extracts need a (free) account. So, unlike :mod:`ldp_companion.datasets`,
+here, and the IPUMS extracts need a (free) account. So, unlike :mod:`ldp_companion.data.datasets`,
 the loaders here download nothing: ``python -m ldp_companion data fetch pm``
-(:mod:`ldp_companion.data_fetch`) fetches WISDM and Vehicle once, and the user makes the IPUMS
-extracts, into the same cache folder (:func:`ldp_companion.datasets.cache_dir`, i.e. ``$LDP_COMPANION_DATA`` if set)::
+(:mod:`ldp_companion.edition.data_fetch`) fetches WISDM and Vehicle once, and the user makes the IPUMS
+extracts, into the same cache folder (:func:`ldp_companion.data.datasets.cache_dir`, i.e. ``$LDP_COMPANION_DATA`` if set)::
 
     <cache>/wisdm/WISDM_ar_v1.1_raw.txt
     <cache>/vehicle/combined_scale.bz2, combined_scale.t.bz2   (or combined*, or decompressed)
     <cache>/ipums/ipums_br.csv, ipums_mx.csv                   (or .csv.gz)
 
 :func:`require` checks that the named data sets are there and raises one
-:class:`~ldp_companion.datasets.DataError` listing every missing file, where to get it and where
+:class:`~ldp_companion.data.datasets.DataError` listing every missing file, where to get it and where
 to put it. The loaders raise the same error for a missing file. :func:`preprocess_for_ldp` turns a
 table into the paper's representation (numeric columns in [-1, 1], each categorical column with
 ``k`` values as ``k - 1`` columns in {-1, 1}). See ``data/README.md``.
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_svmlight_file
 
-from ldp_companion.datasets import DATA_ENV, DataError, cache_dir, scale_to_unit_interval
+from ldp_companion.data.datasets import DATA_ENV, DataError, cache_dir, scale_to_unit_interval
 
 __all__ = [
     "EXTERNAL", "IPUMS_COLUMNS", "IPUMS_MISSING_CODES", "WISDM_COLUMNS", "VEHICLE_N_FEATURES",
@@ -450,7 +450,7 @@ def preprocess_for_ldp(numeric=None, categorical=None) -> pd.DataFrame:
     """A table in the paper's representation: every attribute in [-1, 1].
 
     Numeric columns are min-max scaled to [-1, 1]
-    (:func:`ldp_companion.datasets.scale_to_unit_interval`; a constant column maps to 0). A
+    (:func:`ldp_companion.data.datasets.scale_to_unit_interval`; a constant column maps to 0). A
     categorical column with ``k`` distinct values becomes ``k - 1`` columns in {-1, 1} (Zhao et
     al. 2020, §VII-B): with the values sorted, value ``l < k`` is +1 on the ``l``-th new column
     and -1 on the others, and value ``k`` (the largest) is -1 on all of them. A column with one

@@ -12,9 +12,9 @@ import pandas as pd
 
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.base import ScalarMechanism
-from ldp_companion.montecarlo import bonferroni_z, means_match, paired_differences
-from ldp_companion.paired import within_margin
-from ldp_companion.plotting import label
+from ldp_companion.auditing.montecarlo import bonferroni_z, means_match, paired_differences
+from ldp_companion.verdicts.paired import within_margin
+from ldp_companion.page.plotting import label
 from ldp_companion.pm import fedsgd as fl, synthetic
 from ldp_companion.pm.discretize import discretized
 from ldp_companion.pm.experiments import LearningTask, split_task

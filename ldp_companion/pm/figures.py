@@ -1,7 +1,7 @@
-"""The figures of chapter 3, drawn with the book's style (:mod:`ldp_companion.plotting`).
+"""The figures of chapter 3, drawn with the book's style (:mod:`ldp_companion.page.plotting`).
 
 Each function draws one figure from what the page computed and returns ``dict(caption=...,
-alt=..., fig=...)`` for :func:`~ldp_companion.plotting.show`; captions are built from the
+alt=..., fig=...)`` for :func:`~ldp_companion.page.plotting.show`; captions are built from the
 plotted values. Figures with many mechanisms split them into the existing mechanisms and the
 paper's own, one panel each, so that no panel carries more than five curves.
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.mechanisms import get_mechanism
-from ldp_companion.plotting import (PAGE_WIDTH_PX, color, label, legend_below, marker,
+from ldp_companion.page.plotting import (PAGE_WIDTH_PX, color, label, legend_below, marker,
                                     plot_vs_epsilon)
 from ldp_companion.pm.mechanism_checks import PIECEWISE
 from ldp_companion.pm.worst_case import MECHS, NEW

@@ -1,8 +1,8 @@
 """Numbered items of Zhao et al. 2020, Local Differential Privacy based Federated Learning for the Internet of Things: each with its place in chapter 03-pm-three-outputs.
 
-Data for :mod:`ldp_companion.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every ledger claim of the chapter to the items it checks.
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every ledger claim of the chapter to the items it checks.
 """
-from ldp_companion.coverage import Item, PaperItems
+from ldp_companion.verdicts.coverage import Item, PaperItems
 
 __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.montecarlo import bonferroni_z, means_match
-from ldp_companion.plotting import label
+from ldp_companion.auditing.montecarlo import bonferroni_z, means_match
+from ldp_companion.page.plotting import label
 from ldp_companion.pm import synthetic
 from ldp_companion.pm.discretize import discretized
 from ldp_companion.pm.experiments import MeanTask

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.audit import exact_audit, largest_excess
+from ldp_companion.auditing.audit import exact_audit, largest_excess
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.hybrid import hm_tp_beta
-from ldp_companion.montecarlo import bonferroni_z, moment_check
-from ldp_companion.plotting import label, tick_text
+from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
+from ldp_companion.page.plotting import label, tick_text
 from ldp_companion.pm import theory
 from ldp_companion.pm.references import VARIANCE_EPS1
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
@@ -62,7 +62,7 @@ def record_fig4(ledger, gaps, epsilon: float, x: float):
 
 
 def exact_audit_table(mechanisms, eps_grid) -> pd.DataFrame:
-    """The exact audit's ε (:func:`~ldp_companion.audit.exact_audit`) of every mechanism at
+    """The exact audit's ε (:func:`~ldp_companion.auditing.audit.exact_audit`) of every mechanism at
     every claimed ε: columns ``mechanism, claimed ε, audited ε``."""
     return pd.DataFrame([{"mechanism": n, "claimed ε": e,
                           "audited ε": exact_audit(get_mechanism(n, e)).epsilon}
@@ -79,7 +79,7 @@ def record_exact_ldp(ledger, audits: pd.DataFrame) -> None:
 
 def record_empirical_ldp(ledger, audits: pd.DataFrame, n_audit: int) -> None:
     """Claim ``ldp-empirical``: no sampler's audited lower bound exceeds its claimed ε
-    (:func:`~ldp_companion.audit.audit_samplers`' table, 5% family-wise error)."""
+    (:func:`~ldp_companion.auditing.audit.audit_samplers`' table, 5% family-wise error)."""
     excess = largest_excess(audits)
     flagged = excess > 0
     names = f": {', '.join(label(m) for m in flagged.index[flagged])}" if flagged.any() else ""
@@ -96,7 +96,7 @@ def record_empirical_ldp(ledger, audits: pd.DataFrame, n_audit: int) -> None:
 def moment_table(mechanisms, eps_grid, xs, n: int, rng: np.random.Generator) -> pd.DataFrame:
     """Monte Carlo and exact-law moments of every (mechanism, ε, x) cell.
 
-    :func:`~ldp_companion.montecarlo.moment_check` (``n`` samples per input, drawn from
+    :func:`~ldp_companion.auditing.montecarlo.moment_check` (``n`` samples per input, drawn from
     ``rng`` in the order mechanism, ε) plus the exact law's ``law mean error`` ``|E[Y] − x|``
     and ``law var rel. error`` ``|Var / closed form − 1|``.
     """

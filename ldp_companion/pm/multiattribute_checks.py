@@ -12,8 +12,8 @@ import pandas as pd
 
 from ldp_companion.pm import multidim as md
 from ldp_companion.pm.experiments import lemma13_growth, lemma13_slopes
-from ldp_companion.paired import within_margin
-from ldp_companion.plotting import label
+from ldp_companion.verdicts.paired import within_margin
+from ldp_companion.page.plotting import label
 from ldp_companion.validation import check_positive_int
 
 __all__ = ["K_RULE", "KRULE_MECHS", "PROPOSED", "k_rule_table", "record_eq36",

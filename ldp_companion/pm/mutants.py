@@ -1,4 +1,4 @@
-"""Deliberate bugs in what chapter 3's claims rest on (:mod:`ldp_companion.mutation`).
+"""Deliberate bugs in what chapter 3's claims rest on (:mod:`ldp_companion.verdicts.mutation`).
 
 ``benchmarks/mutants.py pm`` runs the chapter at ``smoke`` once per mutant and lists the
 verdicts each one flips; every mutant must flip at least one verdict shown on the page. Each is a
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.mutation import Mutant, scaled
+from ldp_companion.verdicts.mutation import Mutant, scaled
 
 __all__ = ["MUTANTS"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldp_companion import datasets
+from ldp_companion.data import datasets
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = ["Table", "binarize", "gaussian", "wisdm_like", "census_like", "vehicle_like",

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.mechanisms.compare import not_lowest, worst_case_table
-from ldp_companion.plotting import label, tick_text
+from ldp_companion.page.plotting import label, tick_text
 from ldp_companion.pm import theory
 from ldp_companion.pm.references import CROSSINGS, FIG1_MECHS, fig1_printed
 

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.paired import gain, wide, within_margin
-from ldp_companion.plotting import label, tick_text
+from ldp_companion.verdicts.paired import gain, wide, within_margin
+from ldp_companion.page.plotting import label, tick_text
 from ldp_companion.spof import data
 from ldp_companion.spof import experiments as ex
 

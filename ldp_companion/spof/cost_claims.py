@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.paired import within_margin
+from ldp_companion.verdicts.paired import within_margin
 from ldp_companion.spof import complexity
 from ldp_companion.spof.experiments import TIME_MARGIN
 

@@ -44,7 +44,7 @@ import numbers
 import numpy as np
 from scipy import special
 
-from ldp_companion import datasets
+from ldp_companion.data import datasets
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = [
@@ -158,7 +158,7 @@ def fitbit_table(export: str = "first") -> np.ndarray:
     Parameters
     ----------
     export : {"first", "second", "both"}
-        Which Zenodo export to read (see :func:`ldp_companion.datasets.load_fitbit_daily`).
+        Which Zenodo export to read (see :func:`ldp_companion.data.datasets.load_fitbit_daily`).
         The authors used ``"first"`` (2016-03-12 .. 2016-04-11, 457 rows in the file, 456 in
         their JSON); all rows of the file are kept.
 

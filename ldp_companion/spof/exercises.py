@@ -1,11 +1,11 @@
 """Chapter 4's exercises and their answers, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page."""
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page."""
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import expit
 
-from ldp_companion.exercises import Between, ExerciseSet
+from ldp_companion.page.exercises import Between, ExerciseSet
 from ldp_companion.spof import noisy, privacy, sensitivity, taylor
 
 __all__ = ["EXERCISES", "N_FEATURES", "C_PUBLIC", "HALF_SIGMA", "HALF_W_SEED", "HALF_L",

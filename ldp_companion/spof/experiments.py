@@ -3,7 +3,7 @@ against the stabilization constant c), training time per epoch, and the headline
 
 A grid cell is one (method, condition[, c]) pair; its ``R = runs × len(ε grid)`` replicates
 train together (:func:`ldp_companion.spof.train.train`). Cells run through
-:func:`ldp_companion.grid.run_grid`, so a serial and a parallel run give the same table. Every
+:func:`ldp_companion.execution.grid.run_grid`, so a serial and a parallel run give the same table. Every
 cell sees the same data: the table is expanded, scaled and split once, from the run's seed.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ import functools
 import numpy as np
 import pandas as pd
 
-from ldp_companion.device import one_thread
-from ldp_companion.grid import run_grid
+from ldp_companion.neural.device import one_thread
+from ldp_companion.execution.grid import run_grid
 from ldp_companion.spof import data as spof_data
 from ldp_companion.spof.train import CONDITIONS, METHODS, Setup, train
 from ldp_companion.validation import check_positive_int
@@ -167,7 +167,7 @@ def timing(methods, epsilon: float, repeats: int, seed: int, *, x_train, x_test,
     reversed every other repeat (so that a drift of the machine's load meets every method
     alike). Repeat ``k`` of one method against repeat ``k`` of another is one paired
     difference; their spread over the repeats decides a comparison
-    (:meth:`ldp_companion.ledger.Ledger.difference`).
+    (:meth:`ldp_companion.verdicts.ledger.Ledger.difference`).
 
     Returns
     -------

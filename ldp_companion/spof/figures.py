@@ -1,7 +1,7 @@
 """The chapter's figures: Figs. 4–5 (the noisy-input analysis), Fig. 6 (sensitivities against
 the expansion point), Fig. 3 (accuracy against ε) and Fig. 2 (accuracy against c). Each
 function draws from values the chapter computed and returns the figure and a caption built
-from them, for :func:`ldp_companion.plotting.show`.
+from them, for :func:`ldp_companion.page.plotting.show`.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ldp_companion.plotting import (PAGE_WIDTH_PX, SERIES_COLORS, color, label, legend_below,
+from ldp_companion.page.plotting import (PAGE_WIDTH_PX, SERIES_COLORS, color, label, legend_below,
                                     marker, plot_vs_epsilon, tick_text)
 from ldp_companion.spof import noisy
 from ldp_companion.spof.accuracy_claims import mean_accuracy, mean_at_c

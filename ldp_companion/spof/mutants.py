@@ -1,4 +1,4 @@
-"""Deliberate bugs in the code chapter 4's claims rest on (:mod:`ldp_companion.mutation`).
+"""Deliberate bugs in the code chapter 4's claims rest on (:mod:`ldp_companion.verdicts.mutation`).
 
 Each mutant changes one constant, sign or factor of a function the training and the checks
 both call: the sensitivities and the Laplace scale of Alg. 1 and Alg. 2
@@ -9,7 +9,7 @@ with each and lists the verdicts it flips.
 """
 from __future__ import annotations
 
-from ldp_companion.mutation import Mutant, scaled
+from ldp_companion.verdicts.mutation import Mutant, scaled
 
 __all__ = ["MUTANTS"]
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ldp_companion import audit
+from ldp_companion.auditing import audit
 from ldp_companion.mechanisms.base import OutputLaw
 from ldp_companion.spof import sensitivity, taylor
 from ldp_companion.validation import (check_epsilons, check_positive_int, check_rng,
@@ -375,7 +375,7 @@ def _laplace_law(mean: float, scale: float) -> OutputLaw:
 
 
 def audit_exact(release: PairRelease) -> float:
-    """The release's ε by the shared exact auditor (:func:`ldp_companion.audit.law_log_ratio`),
+    """The release's ε by the shared exact auditor (:func:`ldp_companion.auditing.audit.law_log_ratio`),
     summed over the independent coordinates: an implementation independent of
     :func:`laplace_privacy_loss`."""
     if not isinstance(release, PairRelease):
@@ -390,7 +390,7 @@ def audit_exact(release: PairRelease) -> float:
 def empirical_lower_bound(release: PairRelease, n_draws: int, rng: np.random.Generator,
                           confidence: float = 0.95) -> audit.EmpiricalAudit:
     """Clopper-Pearson lower confidence bound on the release's ε
-    (:func:`ldp_companion.audit.empirical_audit`), with the log density ratio as the test
+    (:func:`ldp_companion.auditing.audit.empirical_audit`), with the log density ratio as the test
     statistic (the most powerful one). Below the exact ε with probability >= ``confidence``.
 
     The statistic is rounded to ``1e-9``: the exact law has an atom at the largest log ratio, but

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.montecarlo import estimated_scale
+from ldp_companion.auditing.montecarlo import estimated_scale
 from ldp_companion.spof import privacy, sensitivity, train
 
 __all__ = ["calibrations", "epsilon_table", "record_alg1", "predicted_epsilon",

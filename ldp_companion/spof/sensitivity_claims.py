@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
-from ldp_companion.montecarlo import estimated_scale
-from ldp_companion.plotting import tick_text
+from ldp_companion.auditing.montecarlo import estimated_scale
+from ldp_companion.page.plotting import tick_text
 from ldp_companion.spof import sensitivity, taylor, train
 
 __all__ = ["shifted_coefficients", "brute_sensitivities", "prop3_table", "record_delta",

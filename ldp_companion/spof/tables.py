@@ -1,13 +1,13 @@
 """The chapter's tables, as the page shows them: each function takes what the chapter
-computed and returns :func:`ldp_companion.tables.show_table`'s styled table, with readable
+computed and returns :func:`ldp_companion.page.tables.show_table`'s styled table, with readable
 headers, a caption and numbers of three or four significant digits.
 """
 from __future__ import annotations
 
 import pandas as pd
 
-from ldp_companion.plotting import label
-from ldp_companion.tables import show_table
+from ldp_companion.page.plotting import label
+from ldp_companion.page.tables import show_table
 
 __all__ = ["coefficients", "prop1", "prop3", "alg1", "thm1", "cdf", "prob", "operations",
            "fig6", "settings", "baselines", "fig3", "fig2", "timing", "gains"]

@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 import torch
 
-from ldp_companion.device import seed_torch, torch_device
+from ldp_companion.neural.device import seed_torch, torch_device
 from ldp_companion.spof import model, sensitivity, taylor
 from ldp_companion.validation import (check_epsilon, check_epsilons, check_positive_int,
                                       check_rng, check_unit_interval)

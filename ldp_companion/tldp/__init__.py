@@ -16,7 +16,7 @@ Gaussian, IDN, MVG) is :mod:`ldp_companion.tensor`. One module per idea:
   checks the derivations with (Alg. 1–2, Theorems 1–3) and the claims they decide;
 * :mod:`~ldp_companion.tldp.experiment_claims`: the claims of Figs. 1–3 and Tables II–IV;
 * :mod:`~ldp_companion.tldp.figures`, :mod:`~ldp_companion.tldp.views`: the page's figures
-  (with their captions) and tables (through :func:`ldp_companion.tables.show_table`);
+  (with their captions) and tables (through :func:`ldp_companion.page.tables.show_table`);
 * :mod:`~ldp_companion.tldp.items`, :mod:`~ldp_companion.tldp.params`: the paper's numbered
   items and the chapter's parameters;
 * :mod:`~ldp_companion.tldp.reconstructions`: the reference values that rest on something the

@@ -3,7 +3,7 @@ spends, and Type III's composition.
 
 The grids (:mod:`ldp_companion.tldp.experiments`) return one row per (task, mechanism, ε,
 run); the claims of Figs. 1–3 compare mechanisms run by run, in each (task, ε) cell, with
-:mod:`ldp_companion.paired`'s ``wide``, ``gain`` and ``equivalent`` (re-exported here).
+:mod:`ldp_companion.verdicts.paired`'s ``wide``, ``gain`` and ``equivalent`` (re-exported here).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 import pandas as pd
-from ldp_companion.paired import equivalent, gain, wide
+from ldp_companion.verdicts.paired import equivalent, gain, wide
 from ldp_companion.tldp.privacy import gaussian_mu, gdp_epsilon_exact, laplace_true_epsilon
 
 __all__ = ["wide", "gain", "equivalent", "eps_to_reach", "true_epsilon", "composed_epsilon",

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ldp_companion.audit import empirical_audit, ldp_accuracy_bound
-from ldp_companion.datasets import load_digits, load_mnist_test
+from ldp_companion.auditing.audit import empirical_audit, ldp_accuracy_bound
+from ldp_companion.data.datasets import load_digits, load_mnist_test
 from ldp_companion.tensor import laplace_mechanism
 from ldp_companion.tldp import algorithm as alg
 from ldp_companion.tldp import privacy
@@ -185,7 +185,7 @@ def image_pairs() -> dict:
 
 
 def audit_table(pairs: dict, eps_grid, n: int, rng) -> pd.DataFrame:
-    """The auditor's 95 % lower bound on ε (:func:`~ldp_companion.audit.empirical_audit`,
+    """The auditor's 95 % lower bound on ε (:func:`~ldp_companion.auditing.audit.empirical_audit`,
     ``n`` outputs per input) of TLDP-L and TLDP-G on each pair, per nominal ε."""
     rows = []
     for pair, (a, b, d) in pairs.items():

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.plotting import label
+from ldp_companion.page.plotting import label
 from ldp_companion.tldp import error
 from ldp_companion.tldp.checks import DELTA_PAPER, W_GRID, Z
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from ldp_companion import datasets
+from ldp_companion.data import datasets
 
 __all__ = ["TASKS", "Task", "load_task", "check_task_name"]
 

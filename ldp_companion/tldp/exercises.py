@@ -1,5 +1,5 @@
 """Chapter 1's exercises and their answers, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page."""
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page."""
 from __future__ import annotations
 
 import math
@@ -7,9 +7,9 @@ import math
 import numpy as np
 from scipy import optimize, stats
 
-from ldp_companion.audit import clopper_pearson
-from ldp_companion.datasets import load_digits
-from ldp_companion.exercises import Between, ExerciseSet
+from ldp_companion.auditing.audit import clopper_pearson
+from ldp_companion.data.datasets import load_digits
+from ldp_companion.page.exercises import Between, ExerciseSet
 from ldp_companion.tensor.calibration import gaussian_sigma
 from ldp_companion.tldp import algorithm as alg
 from ldp_companion.tldp.analysis import true_epsilon
@@ -75,7 +75,7 @@ def _pair_mu() -> float:
 
 
 def audit_proxy(mu: float, n: int, confidence: float = 0.95) -> float:
-    """A noise-free stand-in for :func:`~ldp_companion.audit.empirical_audit`'s bound between
+    """A noise-free stand-in for :func:`~ldp_companion.auditing.audit.empirical_audit`'s bound between
     two Gaussians ``μ`` standard deviations apart.
 
     The largest Clopper–Pearson bound ``log(p_lower / q_upper)`` over the tail regions

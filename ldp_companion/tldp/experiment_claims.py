@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion import paper_assets
-from ldp_companion.paired import within_margin
+from ldp_companion.data import paper_assets
+from ldp_companion.verdicts.paired import within_margin
 from ldp_companion.tldp import analysis as an
 from ldp_companion.tldp import paper
 from ldp_companion.tldp.checks import DELTA_PAPER

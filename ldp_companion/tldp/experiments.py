@@ -14,11 +14,11 @@
 
 The metric is weighted F1 on clean test data (Eqs. 13-16, ``f1_score(average="weighted")``).
 Each cell (task, mechanism, ε, run) has its own numpy generator,
-``cell_rng(seed, {task, mechanism, epsilon, run})`` (:mod:`ldp_companion.grid`), which drives
+``cell_rng(seed, {task, mechanism, epsilon, run})`` (:mod:`ldp_companion.execution.grid`), which drives
 the perturbation, the clients' split, the model's initialisation and the batch order (through
-:func:`~ldp_companion.device.seed_torch`). The cells of one (task, mechanism), every ε and
+:func:`~ldp_companion.neural.device.seed_torch`). The cells of one (task, mechanism), every ε and
 run, are trained side by side as one batched model (:mod:`ldp_companion.tldp.stacked`; the
-same weights as one cell at a time), one call through :func:`ldp_companion.grid.run_grid` per
+same weights as one cell at a time), one call through :func:`ldp_companion.execution.grid.run_grid` per
 (task, mechanism); torch runs on one thread inside a call, so a serial run and a joblib run
 give identical tables (except the ``seconds`` column, wall time).
 
@@ -43,12 +43,12 @@ import torch
 from sklearn.metrics import f1_score
 from torch import nn
 
-from ldp_companion.device import one_thread, seed_torch, torch_device
-from ldp_companion.grid import cell_rng, run_grid
+from ldp_companion.neural.device import one_thread, seed_torch, torch_device
+from ldp_companion.execution.grid import cell_rng, run_grid
 from ldp_companion.tldp import mechanisms as tldp_mechanisms
 from ldp_companion.tldp.data import TASKS, Task, load_task
 from ldp_companion.tldp.stacked import fit_stacked, stacked_logits, stacked_mlp
-from ldp_companion.training import as_tensor, fit_classifier
+from ldp_companion.neural.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASK_NAMES", "MECHANISMS", "NOISE_AT", "cached_task", "client_partition",
@@ -418,7 +418,7 @@ def _runs_of_group(runs_fn, seed: int, *, task: str, mechanism: str, eps: tuple,
                    rng: np.random.Generator) -> list[dict]:
     """``runs_fn`` on every cell (ε, run) of one task and mechanism, the cell's run with the
     generator ``cell_rng(seed, {task, mechanism, epsilon, run})``: the one a grid of single
-    cells gives it. ``rng`` (the generator :func:`~ldp_companion.grid.run_grid` gives the
+    cells gives it. ``rng`` (the generator :func:`~ldp_companion.execution.grid.run_grid` gives the
     group) is not used."""
     cells = _cells(task, mechanism, eps, runs)
     return runs_fn(task=task, mechanism=mechanism, epsilons=[c["epsilon"] for c in cells],
@@ -470,11 +470,11 @@ def type1_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     lr : float
         Adam learning rate (the paper: 1e-3).
     device : str, optional
-        :func:`~ldp_companion.device.torch_device`'s ``prefer``.
+        :func:`~ldp_companion.neural.device.torch_device`'s ``prefer``.
     n_jobs : int, optional
-        Worker processes (:func:`~ldp_companion.grid.run_grid`).
+        Worker processes (:func:`~ldp_companion.execution.grid.run_grid`).
     progress : bool, optional
-        Progress bar (:func:`~ldp_companion.grid.progress_bar`; None: only under
+        Progress bar (:func:`~ldp_companion.execution.grid.progress_bar`; None: only under
         ``python -m ldp_companion run``).
 
     Returns

@@ -1,9 +1,9 @@
 """The figures of chapter 1, each with the caption and alt text written from what it plots.
 
 Every function returns a :class:`Shown` ``(fig, caption, alt)``; the page passes it to
-:func:`ldp_companion.plotting.show`. Colours, markers and names are the book's
-(:func:`~ldp_companion.plotting.color`, :func:`~ldp_companion.plotting.marker`,
-:func:`~ldp_companion.plotting.label`).
+:func:`ldp_companion.page.plotting.show`. Colours, markers and names are the book's
+(:func:`~ldp_companion.page.plotting.color`, :func:`~ldp_companion.page.plotting.marker`,
+:func:`~ldp_companion.page.plotting.label`).
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ldp_companion.audit import ldp_accuracy_bound
-from ldp_companion.plotting import (color, epsilon_axis, label, legend_below, marker,
+from ldp_companion.auditing.audit import ldp_accuracy_bound
+from ldp_companion.page.plotting import (color, epsilon_axis, label, legend_below, marker,
                                     plot_panels_vs_epsilon)
 from ldp_companion.tldp import algorithm as alg
 from ldp_companion.tldp import analysis as an

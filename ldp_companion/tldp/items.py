@@ -1,11 +1,11 @@
 """Numbered items of Yuan, Tang, Huang & Wang, Local Differential Privacy for Tensors in
 Distributed Computing Systems: each with its place in chapter 01-tldp.
 
-Data for :mod:`ldp_companion.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every
 ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
 not about the paper's results (the book's own checks, the paper's slips).
 """
-from ldp_companion.coverage import Item, PaperItems
+from ldp_companion.verdicts.coverage import Item, PaperItems
 
 __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 
@@ -87,7 +87,7 @@ def _claims(ref):
 _ITEMS = [
     {"ref": "Definition 1", "status": "implemented",
      "title": "ε-LDP: the output probability ratio of any two inputs is at most e^ε",
-     "code": "ldp_companion.audit.law_log_ratio"},
+     "code": "ldp_companion.auditing.audit.law_log_ratio"},
     {"ref": "Table I", "status": "not reproduced",
      "title": "Notation: tensor, noise tensor, I, Δ, ε, p",
      "reason": "A table of symbols with no result in it; the chapter uses its symbols, except "

@@ -1,4 +1,4 @@
-"""Deliberate bugs in what chapter 1's claims rest on (see :mod:`ldp_companion.mutation`).
+"""Deliberate bugs in what chapter 1's claims rest on (see :mod:`ldp_companion.verdicts.mutation`).
 
 ``benchmarks/mutants.py tldp`` runs the chapter at ``smoke`` once as written and once per
 mutant; each must flip at least one verdict of the page: a claim about the paper, or a check of
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ldp_companion.mutation import Mutant, scaled
+from ldp_companion.verdicts.mutation import Mutant, scaled
 
 __all__ = ["MUTANTS"]
 

@@ -14,9 +14,9 @@ stand in for.
   2-layer BiLSTM with hidden size 256 on GloVe-100d vectors (IMDB, 500 tokens, 50 epochs in
   the paper) or an FCN 256-256-256-128 (CIC-Darknet2020, 25 epochs in the paper).
 
-The data and weights come from :mod:`ldp_companion.paper_assets`; a missing file raises a
-:class:`~ldp_companion.datasets.DataError` naming it. Cells run through
-:func:`~ldp_companion.grid.run_grid` like the offline grids, so a run is reproducible from its
+The data and weights come from :mod:`ldp_companion.data.paper_assets`; a missing file raises a
+:class:`~ldp_companion.data.datasets.DataError` naming it. Cells run through
+:func:`~ldp_companion.execution.grid.run_grid` like the offline grids, so a run is reproducible from its
 seed. Deviations: a regex tokenizer instead of spaCy; BatchNorm running statistics averaged
 by the server without noise (the authors' code does not perturb them either); every
 parameter tensor is perturbed, the frozen GloVe embedding included (the code perturbs every
@@ -34,14 +34,14 @@ import torch
 from sklearn.model_selection import train_test_split
 from torch import nn
 
-from ldp_companion import paper_assets
-from ldp_companion.device import one_thread, seed_torch_global, torch_device
-from ldp_companion.grid import run_grid
-from ldp_companion.models import BiLSTMEncoder
+from ldp_companion.data import paper_assets
+from ldp_companion.neural.device import one_thread, seed_torch_global, torch_device
+from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.models import BiLSTMEncoder
 from ldp_companion.tldp.experiments import (BATCH_SIZE, MECHANISMS, _aggregate, _check_names,
                                             _check_per_task, _perturb, _set_params,
                                             client_partition, f1_of_logits)
-from ldp_companion.training import as_tensor, fit_classifier
+from ldp_companion.neural.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "TYPES", "PAPER_EPOCHS", "REPORTED", "assets_needed",
@@ -64,7 +64,7 @@ _EVAL_BATCH = 1024
 
 
 def assets_needed(kind: str, tasks) -> list[str]:
-    """The assets (:data:`ldp_companion.paper_assets.ASSETS` names) that experiment type
+    """The assets (:data:`ldp_companion.data.paper_assets.ASSETS` names) that experiment type
     ``kind`` needs for ``tasks``."""
     tasks = _check_tasks(kind, tasks)
     return list(dict.fromkeys(a for t in tasks for a in _ASSETS[t]))
@@ -327,11 +327,11 @@ def paper_grid(kind: str, tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     lr, clip, clients : float, float, int
         Adam's learning rate (1e-3), Type III's L∞ clip C (1) and clients (3).
     device : str, optional
-        :func:`~ldp_companion.device.torch_device`'s ``prefer`` (CUDA when present).
+        :func:`~ldp_companion.neural.device.torch_device`'s ``prefer`` (CUDA when present).
     n_jobs : int, optional
         Worker processes (default 1: one GPU is shared best by one process).
     progress : bool, optional
-        Progress bar, as in :func:`~ldp_companion.grid.run_grid`.
+        Progress bar, as in :func:`~ldp_companion.execution.grid.run_grid`.
 
     Returns
     -------
@@ -375,7 +375,7 @@ def run_present(types, tasks, mechanisms, eps_12, eps_3, runs: int, seed: int, *
         The grids' rows together (None when nothing could run).
     skipped : list of str
         One message per distinct set of missing files, naming them
-        (:func:`ldp_companion.paper_assets.missing_message`).
+        (:func:`ldp_companion.data.paper_assets.missing_message`).
     """
     frames, skipped = [], {}
     for kind in types:

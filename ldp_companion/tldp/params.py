@@ -1,6 +1,6 @@
 """Parameters of chapter 1 (Yuan, Tang, Huang & Wang, TLDP) per profile: the one source the
 chapter's parameter table, the README and ``python -m ldp_companion params`` read."""
-from ldp_companion.profiles import (N_JOBS, OPTIONAL_COUNT, ChapterParams, Choice, Int, ListOf,
+from ldp_companion.execution.profiles import (N_JOBS, OPTIONAL_COUNT, ChapterParams, Choice, Int, ListOf,
                                     MapOf, OneOf, every_profile)
 
 __all__ = ["PARAMS"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.montecarlo import estimated_scale
+from ldp_companion.auditing.montecarlo import estimated_scale
 from ldp_companion.tensor.backend import check_tensor
 from ldp_companion.tensor.calibration import check_delta, check_value_range, gaussian_epsilon
 from ldp_companion.tldp.algorithm import _check_noise, _tldp
@@ -129,7 +129,7 @@ def mean_laplace_loss(x, x_prime, scale) -> float:
 def copies_sampler(mechanism, epsilon, value_range, **kwargs):
     """``sampler(x, n, rng)``: ``n`` independent outputs of a batched tensor mechanism for one
     tensor ``x`` (``n`` copies perturbed in one call), for
-    :func:`ldp_companion.audit.empirical_audit` and :func:`lr_attack_accuracy`.
+    :func:`ldp_companion.auditing.audit.empirical_audit` and :func:`lr_attack_accuracy`.
 
     ``mechanism(batch, epsilon, value_range, rng=..., batched=True, **kwargs)`` is TLDP or any
     mechanism of :mod:`ldp_companion.tensor`."""
@@ -225,7 +225,7 @@ def spent_epsilon(mechanism: str, shape, value_range, epsilon, n: int, rng, *,
 
     ``n`` tensors of zeros of ``shape`` go through
     :func:`ldp_companion.tldp.mechanisms.perturb` (what the experiments call); the scale of
-    the noise is estimated (:func:`ldp_companion.montecarlo.estimated_scale`) and turned
+    the noise is estimated (:func:`ldp_companion.auditing.montecarlo.estimated_scale`) and turned
     into what two tensors whose entries differ by the whole range ``Δ`` cost: ``IΔ/b̂`` for Laplace noise (pure ε),
     and for Gaussian noise the ``(ε′, δ)`` of ``μ̂ = Δ√I/σ̂``-Gaussian DP (the exact profile,
     :func:`gdp_epsilon_exact`). TLDP's kept entries would bias the estimate; with ``p``

@@ -15,7 +15,7 @@ shape (R, out, in), and each step computes all R models with batched products
 * every run draws its initial weights and its batch order from its own ``torch.Generator``,
   in the order the single-run code draws them.
 
-So run r ends with the weights :func:`ldp_companion.training.fit_classifier` gives it alone
+So run r ends with the weights :func:`ldp_companion.neural.training.fit_classifier` gives it alone
 (bit for bit on the CPU this was written on; up to float rounding anywhere).
 """
 from __future__ import annotations
@@ -129,7 +129,7 @@ def fit_stacked(params: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor, *,
     y : Tensor, shape (R, n), or (N,) with ``rows``
         Run r's class indices (``expand`` a shared label vector); or the pool's.
     epochs, lr, batch_size
-        As in :func:`~ldp_companion.training.fit_classifier` (Adam with torch's defaults,
+        As in :func:`~ldp_companion.neural.training.fit_classifier` (Adam with torch's defaults,
         fused).
     gens : list of torch.Generator
         Run r's batch order: one ``randperm`` per epoch from ``gens[r]``.

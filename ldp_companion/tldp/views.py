@@ -1,4 +1,4 @@
-"""The tables chapter 1 shows, through :func:`ldp_companion.tables.show_table`: readable
+"""The tables chapter 1 shows, through :func:`ldp_companion.page.tables.show_table`: readable
 headers and row names, a caption, numbers with 3–4 significant digits.
 
 Each function takes what the page computed (:mod:`ldp_companion.tldp.checks`, the grids of
@@ -11,9 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion import paper_assets
-from ldp_companion.plotting import label
-from ldp_companion.tables import show_table
+from ldp_companion.page.plotting import label
+from ldp_companion.page.tables import assets_table, show_table
 from ldp_companion.tldp import error
 from ldp_companion.tldp import experiments as ex
 from ldp_companion.tldp import privacy
@@ -154,5 +153,5 @@ def composed(table: pd.DataFrame, rounds: int, sizes: str):
 
 def assets():
     """The files of the paper's setup and whether they are here
-    (:func:`ldp_companion.paper_assets.status`)."""
-    return paper_assets.status_table()
+    (:func:`ldp_companion.data.paper_assets.status`)."""
+    return assets_table()

@@ -32,7 +32,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.montecarlo import bonferroni_z
+from ldp_companion.auditing.montecarlo import bonferroni_z
 from ldp_companion.tensor import calibration
 from ldp_companion.tvg import covariance, noise, reference, release
 from ldp_companion.validation import check_epsilons, check_positive_int, check_rng

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.datasets import load_ctg, scale_to_unit_interval
+from ldp_companion.data.datasets import load_ctg, scale_to_unit_interval
 from ldp_companion.tensor.calibration import check_delta
 from ldp_companion.tvg.release import iid_release
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng

@@ -1,12 +1,12 @@
 """Chapter 2's exercises and their answers, computed by the package (see
-:mod:`ldp_companion.exercises`). Labels are the ``{exercise}`` labels of the page."""
+:mod:`ldp_companion.page.exercises`). Labels are the ``{exercise}`` labels of the page."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ldp_companion.exercises import ExerciseSet
+from ldp_companion.page.exercises import ExerciseSet
 from ldp_companion.tvg import bounds, covariance, noise, privacy
 
 __all__ = ["EXERCISES", "MM_ANGLE", "RECORD_SHAPE", "LITERAL_SHAPE"]

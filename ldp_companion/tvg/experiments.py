@@ -25,8 +25,8 @@ sensitivity of a tensor of ``I`` entries is ``2√I`` (Eqs. 34–36). Every figu
 ``δ = 1e-5``.
 
 Each cell (mechanism, ε, run) is one call of a module-level cell function through
-:func:`ldp_companion.grid.run_grid`; the cell's numpy generator drives the noise and (through
-:func:`~ldp_companion.device.seed_torch`) the head's initialisation and batch order, and
+:func:`ldp_companion.execution.grid.run_grid`; the cell's numpy generator drives the noise and (through
+:func:`~ldp_companion.neural.device.seed_torch`) the head's initialisation and batch order, and
 torch runs on one thread inside a cell, so serial and joblib runs give identical tables
 (except ``seconds``). The models shared by every cell (Types II–III) are trained once per
 process from generators derived from the grid's seed only.
@@ -54,11 +54,11 @@ from torch import nn
 from torch.func import functional_call, grad, vmap
 from torch.nn import functional as F
 
-from ldp_companion import paper_assets
-from ldp_companion.datasets import load_breast_cancer, load_mnist_test
-from ldp_companion.device import one_thread, seed_torch, torch_device
-from ldp_companion.grid import run_grid
-from ldp_companion.training import as_tensor, fit_classifier
+from ldp_companion.data import paper_assets
+from ldp_companion.data.datasets import load_breast_cancer, load_mnist_test
+from ldp_companion.neural.device import one_thread, seed_torch, torch_device
+from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.training import as_tensor, fit_classifier
 from ldp_companion.tvg.noise import entry_std
 from ldp_companion.tvg.privacy import gaussian_noise_multiplier, tvg_step_epsilon
 from ldp_companion.tvg.release import directional_release, iid_release
@@ -82,7 +82,7 @@ N_MNIST = 10_000
 #: text we have, whose prose speaks of "ε small" and "ε ≥ 1" (our reading, a generous bound).
 PAPER_EPS_MAX = 100.0
 #: MNIST images the grids draw from: the test split (offline) or all 70,000 (the training
-#: images come from :mod:`ldp_companion.paper_assets`).
+#: images come from :mod:`ldp_companion.data.paper_assets`).
 MNIST_SOURCES = {"test": N_MNIST, "all": 70_000}
 #: Part sizes with all 70,000 images: Type III trains on 60,000 and releases 10,000 (the
 #: paper's split); Type II's public and private parts share the 60,000.
@@ -485,7 +485,7 @@ def _check_grid(mechanisms, known, eps_grid, runs, seed) -> tuple:
 
 def _check_mnist_sizes(source: str, **sizes: int) -> str:
     """Check the part sizes against the images of ``source`` (and that its files are there:
-    a :class:`~ldp_companion.datasets.DataError` names those missing); return ``source``."""
+    a :class:`~ldp_companion.data.datasets.DataError` names those missing); return ``source``."""
     if source not in MNIST_SOURCES:
         raise ValueError(f"mnist must be one of {list(MNIST_SOURCES)}, got {source!r}")
     for name, value in sizes.items():
@@ -544,17 +544,17 @@ def type3_grid(mechanisms, eps_grid, runs: int, seed: int, *, n_train: int = 800
         ``mnist="all"``).
     mnist : {"test", "all"}
         The images drawn from: the MNIST test split, or all 70,000 (the training images are
-        a :mod:`~ldp_companion.paper_assets` file; :data:`PAPER_MNIST_SIZES` gives the
+        a :mod:`~ldp_companion.data.paper_assets` file; :data:`PAPER_MNIST_SIZES` gives the
         paper's split).
     epochs : int
         Training epochs of the LeNet-5.
     device : str, optional
-        :func:`~ldp_companion.device.torch_device`'s ``prefer``.
+        :func:`~ldp_companion.neural.device.torch_device`'s ``prefer``.
     n_jobs : int, optional
-        Worker processes (:func:`~ldp_companion.grid.run_grid`); each trains its own copy
+        Worker processes (:func:`~ldp_companion.execution.grid.run_grid`); each trains its own copy
         of the (identical) model.
     progress : bool, optional
-        Progress bar (:func:`~ldp_companion.grid.progress_bar`; None: only under
+        Progress bar (:func:`~ldp_companion.execution.grid.progress_bar`; None: only under
         ``python -m ldp_companion run``).
 
     Returns
@@ -622,7 +622,7 @@ def type1_grid(mechanisms, eps_grid, runs: int, seed: int, *, clip: float = 1.0,
                progress: bool | None = None) -> pd.DataFrame:
     """Type I grid (Sec. VIII-B, Fig. 3): private SGD of an MLP on breast cancer, ROC AUC.
 
-    Data: :func:`~ldp_companion.datasets.load_breast_cancer`, a stratified 70/30 split from
+    Data: :func:`~ldp_companion.data.datasets.load_breast_cancer`, a stratified 70/30 split from
     ``seed``, columns scaled to [-1, 1]. Model: 30 → ``hidden`` (tanh) → 1 (logistic).
     Each of ``T = round(epochs · n_train / lot)`` steps samples every training example with
     probability ``q = lot / n_train``, clips each per-example gradient element-wise to

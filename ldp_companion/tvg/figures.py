@@ -1,6 +1,6 @@
 """Chapter 2's figures (Yang et al. 2021, TVG): Table IV's error orders, the CTG covariance
 panel and the accuracy panels of Figs. 3–5, each drawn with the book's palette and markers
-(:mod:`ldp_companion.plotting`). Each function returns the figure and, where the caption states
+(:mod:`ldp_companion.page.plotting`). Each function returns the figure and, where the caption states
 numbers the figure shows, the caption built from the same data.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ldp_companion.plotting import (color, epsilon_axis, label, legend_below, marker,
+from ldp_companion.page.plotting import (color, epsilon_axis, label, legend_below, marker,
                                     plot_panels_vs_epsilon, plot_vs_epsilon)
 from ldp_companion.tvg import paper as tvg_paper
 from ldp_companion.tvg import paper_sgd

@@ -1,11 +1,11 @@
 """Numbered items of Yang, Xiang, Chen, Li & Li, Differential Privacy for Tensor-Valued
 Queries (IEEE TIFS 2021): each with its place in chapter 02-tvg.
 
-Data for :mod:`ldp_companion.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every
 ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
 not about the paper's results (the book's own checks, the paper's slips).
 """
-from ldp_companion.coverage import Item, PaperItems
+from ldp_companion.verdicts.coverage import Item, PaperItems
 
 __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 

@@ -1,4 +1,4 @@
-"""Deliberate bugs in the code chapter 2's claims rest on (see :mod:`ldp_companion.mutation`):
+"""Deliberate bugs in the code chapter 2's claims rest on (see :mod:`ldp_companion.verdicts.mutation`):
 each must change at least one verdict on the chapter's page (``benchmarks/mutants.py tvg``)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ldp_companion.mutation import Mutant, scaled
+from ldp_companion.verdicts.mutation import Mutant, scaled
 
 __all__ = ["MUTANTS"]
 

@@ -17,8 +17,8 @@ released in batches of 256 with ``W = E``; Type III trains the network on the wh
 set and releases the test features in batches of 256 with ``W`` = the head's first weight
 (128 × F). The paper gives neither the split of these data sets nor the epochs: the halves
 follow its MNIST split (30,000 / 30,000), and :data:`PAPER_EPOCHS` is our choice. Training:
-Adam 1e-3, batch 64. Data and vectors come from :mod:`ldp_companion.paper_assets`; a missing
-file raises a :class:`~ldp_companion.datasets.DataError` naming it before any training.
+Adam 1e-3, batch 64. Data and vectors come from :mod:`ldp_companion.data.paper_assets`; a missing
+file raises a :class:`~ldp_companion.data.datasets.DataError` naming it before any training.
 """
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ import pandas as pd
 import torch
 from torch import nn
 
-from ldp_companion import paper_assets
-from ldp_companion.device import one_thread, seed_torch_global, torch_device
-from ldp_companion.grid import run_grid
-from ldp_companion.models import BiLSTMEncoder
-from ldp_companion.training import as_tensor, batched_outputs, fit_classifier
+from ldp_companion.data import paper_assets
+from ldp_companion.neural.device import one_thread, seed_torch_global, torch_device
+from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.models import BiLSTMEncoder
+from ldp_companion.neural.training import as_tensor, batched_outputs, fit_classifier
 from ldp_companion.tvg.experiments import (TYPE2_MECHANISMS, TYPE3_MECHANISMS, _accuracy,
                                            _check_grid, _check_names, _init_uniform, _per_task,
                                            release_directional_batches, release_iid_batches)
@@ -72,7 +72,7 @@ def ready_tasks(tasks) -> tuple[list[str], list[str]]:
 
 
 def assets_needed(tasks) -> list[str]:
-    """The assets (:data:`ldp_companion.paper_assets.ASSETS` names) ``tasks`` need."""
+    """The assets (:data:`ldp_companion.data.paper_assets.ASSETS` names) ``tasks`` need."""
     return list(dict.fromkeys(a for t in _check_tasks(tasks) for a in _ASSETS[t]))
 
 
@@ -116,10 +116,10 @@ def alexnet32(gen: torch.Generator, device, n_classes: int = 10) -> nn.Sequentia
 
 def bilstm(vectors: np.ndarray, gen: torch.Generator, device,
            n_classes: int = 2) -> nn.Sequential:
-    """IMDB's network: ``model[0]`` a :class:`~ldp_companion.models.BiLSTMEncoder` with 75
+    """IMDB's network: ``model[0]`` a :class:`~ldp_companion.neural.models.BiLSTMEncoder` with 75
     units a direction (150 features), ``model[1]`` the head. The LSTM draws its initial
     weights from torch's global generator: seed it first
-    (:func:`~ldp_companion.device.seed_torch_global`)."""
+    (:func:`~ldp_companion.neural.device.seed_torch_global`)."""
     model = nn.Sequential(BiLSTMEncoder(vectors, 75), _init_uniform(_head(150, n_classes), gen))
     return model.to(device)
 
@@ -271,7 +271,7 @@ def paper_grid(kind: str, tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     n_max : int, optional
         Records of each part (public, private, test) at most, for a quick run.
     device : str, optional
-        :func:`~ldp_companion.device.torch_device`'s ``prefer`` (CUDA when present).
+        :func:`~ldp_companion.neural.device.torch_device`'s ``prefer`` (CUDA when present).
     n_jobs : int, optional
         Worker processes (default 1: each worker trains its own copy of the networks).
     progress : bool, optional

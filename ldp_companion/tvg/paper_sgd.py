@@ -11,7 +11,7 @@ offline grid of :func:`ldp_companion.tvg.experiments.type1_grid` (breast cancer)
   (fraud is 0.17 % of the rows); a stratified 70 / 30 split, which gives Table II's
   199,364 / 85,443.
 * Adult: an MLP 105 → 12 → 1 on the one-hot table of
-  :func:`~ldp_companion.paper_assets.load_adult` (Table II's 105 × 12), the files' own
+  :func:`~ldp_companion.data.paper_assets.load_adult` (Table II's 105 × 12), the files' own
   32,561 / 16,281 split.
 
 Batch, lot and ℓ∞ clip are Table II's (:data:`SETUP`); the paper's "batches grouped into a
@@ -41,10 +41,10 @@ from sklearn.model_selection import train_test_split
 from torch import nn
 from torch.func import grad, vmap
 
-from ldp_companion import paper_assets
-from ldp_companion.device import one_thread, seed_torch, torch_device
-from ldp_companion.grid import run_grid
-from ldp_companion.training import as_tensor, batched_outputs
+from ldp_companion.data import paper_assets
+from ldp_companion.neural.device import one_thread, seed_torch, torch_device
+from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.training import as_tensor, batched_outputs
 from ldp_companion.tvg.experiments import (TYPE1_MECHANISMS, _check_grid, _check_names,
                                            _check_positive_real, _example_loss,
                                            _init_uniform, _mlp, _per_task, dp_sgd,
@@ -89,7 +89,7 @@ def ready_tasks(tasks) -> tuple[list[str], list[str]]:
 
 
 def assets_needed(tasks) -> list[str]:
-    """The assets (:data:`ldp_companion.paper_assets.ASSETS` names) ``tasks`` need."""
+    """The assets (:data:`ldp_companion.data.paper_assets.ASSETS` names) ``tasks`` need."""
     return list(_check_tasks(tasks))
 
 
@@ -244,7 +244,7 @@ def type1_paper_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *, epoch
     n_max : int, optional
         Records of each part (train, test) at most, for a quick run.
     device : str, optional
-        :func:`~ldp_companion.device.torch_device`'s ``prefer`` (CUDA when present).
+        :func:`~ldp_companion.neural.device.torch_device`'s ``prefer`` (CUDA when present).
     n_jobs : int, optional
         Worker processes (default 1).
     progress : bool, optional

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ldp_companion.plotting import label
-from ldp_companion.profiles import format_value
-from ldp_companion.tables import show_table
+from ldp_companion.page.plotting import label
+from ldp_companion.verdicts.prose import format_value
+from ldp_companion.page.tables import show_table
 
 __all__ = ["table_labels", "mean_table", "means_view", "clean_score", "mean_at", "best_mean", "first_off_chance"]
 
@@ -33,7 +33,7 @@ def mean_table(runs: pd.DataFrame, metric: str, mechanisms=None) -> pd.DataFrame
 
 
 def means_view(runs: pd.DataFrame, metric: str, mechanisms, caption: str):
-    """:func:`mean_table` for the page (:func:`~ldp_companion.tables.show_table`): the
+    """:func:`mean_table` for the page (:func:`~ldp_companion.page.tables.show_table`): the
     mechanisms' labels as row names, ε as the columns' name."""
     return show_table(mean_table(runs, metric, mechanisms), caption,
                       labels=table_labels(mechanisms))

@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.plotting import label
-from ldp_companion.tables import show_table
+from ldp_companion.page.plotting import label
+from ldp_companion.page.tables import show_table
 from ldp_companion.tvg import audits, noise
 
 __all__ = ["SWEEPS", "MECHANISMS", "PAPER_SHAPES", "STD_ORDER", "error_sweeps",
@@ -161,7 +161,7 @@ def short_number(x: float) -> str:
 
 def std_table(stds: pd.DataFrame, caption: str):
     """:func:`paper_shape_stds` for the page: short row names, three significant digits,
-    padded cells (:func:`~ldp_companion.tables.show_table`)."""
+    padded cells (:func:`~ldp_companion.page.tables.show_table`)."""
     styler = show_table(stds, caption, labels=std_labels(), formats=short_number)
     return styler.set_table_styles([{"selector": "th, td", "props": "padding: 0.1em 0.5em;"}])
 
