@@ -9,7 +9,7 @@ MATHJAX := book/_static/mathjax/tex-chtml.js
 PROFILE ?= default
 FORCE ?=
 
-.PHONY: install book site pdf test notebooks student format lock clean help
+.PHONY: install book site pdf lint test notebooks student format lock clean help
 help:
 	@echo "make book       execute the chapters (PROFILE=$(PROFILE)) in parallel and build the HTML site;"
 	@echo "                a chapter whose source, parameters, package code and data are unchanged comes"
@@ -17,7 +17,8 @@ help:
 	@echo "                fails when a verdict differs from its pin (re-pin: python -m ldp_companion pin)"
 	@echo "make pdf        the PDF edition of the built site, _build/html/ldp-companion.pdf (after"
 	@echo "                make book; needs Chromium: apt-get install chromium)"
-	@echo "make test       unit tests + every chapter at the smoke profile + browser check"
+	@echo "make lint       ruff on the package, the tests and the notebooks' code cells"
+	@echo "make test       lint + unit tests + every chapter at the smoke profile + browser check"
 	@echo "make notebooks  write notebooks/*.ipynb (for papermill) from the .md sources"
 	@echo "make student    student edition (no solutions, self-checks) in _build/student/,"
 	@echo "                instructor edition (with solutions) in _build/instructor/"
@@ -28,7 +29,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[book,test,torch]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[book,test,torch]" --group dev
 	@touch $@
 
 $(MATHJAX): package.json package-lock.json
@@ -52,7 +53,13 @@ site: install $(MATHJAX)
 pdf: install
 	$(PY) -m ldp_companion pdf
 
-test: install
+# ruff on the package, the tests and the benchmarks; through nbQA on the pages' code cells
+# (a bare expression displays its value there, and imports follow the chapter's extra check)
+lint: install
+	$(VENV)/bin/ruff check ldp_companion tests benchmarks scripts
+	$(VENV)/bin/nbqa ruff notebooks/*.md book/*.md --extend-ignore=B018,E402
+
+test: install lint
 	$(PY) -m pytest -n 2 --durations=15
 
 notebooks: install

@@ -4,7 +4,7 @@ Examples
 --------
 python -m ldp_companion list
 python -m ldp_companion params pm          # the chapter's parameters, values per profile
-python -m ldp_companion params --sync      # regenerate README table and parameters cells
+python -m ldp_companion params --sync      # regenerate the notebooks' parameters cells
 python -m ldp_companion coverage pm --json # the paper's items and where the book covers them
 python -m ldp_companion run pm -p profile paper -p seed 3 --out runs/   # progress bars
                                                  # run again: finished grid cells are kept
@@ -42,7 +42,8 @@ def _value(text: str):
         return text
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The command line's parser (the README's commands are checked against it)."""
     parser = argparse.ArgumentParser(prog="python -m ldp_companion", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     params = sub.add_parser("params", help="every chapter's parameters (a markdown table)")
     params.add_argument("chapter", nargs="?", help="one chapter (name or number)")
     params.add_argument("--sync", action="store_true",
-                        help="rewrite the README table and the notebooks' parameters cells")
+                        help="rewrite the notebooks' parameters cells from the specs")
     cov = sub.add_parser("coverage", help="each paper's numbered items and their status")
     cov.add_argument("chapter", nargs="?", help="one chapter (name or number)")
     cov.add_argument("--json", action="store_true", help="JSON records instead of a table")
@@ -112,7 +113,11 @@ def main(argv: list[str] | None = None) -> int:
                       help="grid worker processes (default: this machine's cores)")
     plan.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                       help="cuda: a GPU machine (projected from runs timed on one)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
 
     if args.command == "list":
         for path in runner.chapters():

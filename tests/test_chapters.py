@@ -213,7 +213,8 @@ def _papermill_parameters(cell_source: str, caplog) -> tuple[list[str], str]:
 
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
 def test_parameters_cell_is_generated_from_the_spec(source):
-    """The cell, the chapter's table and the README all come from the package's spec."""
+    """The cell, the chapter's table and the Rerun page's table all come from the package's
+    spec."""
     expected = book.PARAMS[source.stem].parameters_cell()
     assert _parameters_cell(source) == expected, (
         f"{source.stem}'s parameters cell differs from its spec; run "
@@ -233,22 +234,6 @@ def test_papermill_check_catches_an_unparsable_comment(caplog):
     assert names == ["profile"] and "Unable to parse" in printed
     with pytest.raises(ValueError, match="contains '='"):
         ChapterParams("99-x", {"eta0": ("η_t = η0", {"smoke": 1, "default": 1, "paper": 1})})
-
-
-def test_readme_table_is_generated_from_the_specs():
-    readme = (runner.REPO / "README.md").read_text()
-    assert book.readme_with_table(readme) == readme, (
-        "README's parameter table differs from the chapters' specs; run "
-        "`python -m ldp_companion params --sync`")
-
-
-def test_readme_check_catches_a_wrong_value():
-    """The README comparison is on values, not names: a changed value is caught."""
-    readme = (runner.REPO / "README.md").read_text()
-    row = "| 03 | `n_mc` | Monte Carlo samples per (mechanism, ε, x) cell | 2·10⁴ | 10⁶ | 10⁶ |"
-    assert row in readme
-    broken = readme.replace(row, row.replace("| 10⁶ | 10⁶ |", "| 10⁵ | 10⁶ |"))
-    assert book.readme_with_table(broken) != broken
 
 
 def test_cli_params_prints_one_chapter(capsys):

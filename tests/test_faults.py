@@ -272,7 +272,7 @@ def hanging(tmp_path: Path) -> tuple[Path, Path]:
     """A stand-in that, with ``hang``, notes a record, starts workers and waits."""
     pid_file = tmp_path / "pids.txt"
     source = notebook(tmp_path / "03-stand.md", f"pid_file = {str(pid_file)!r}\nhang = False",
-                      "from ldp_companion import run_records\n"
+                      "from ldp_companion.verdicts import run_records\n"
                       "run_records.update('reads', lambda r: r.update(hang=hang))",
                       "if hang:\n" + textwrap.indent(WORKERS + "\ntime.sleep(300)", "    "))
     return source, pid_file

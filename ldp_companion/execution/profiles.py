@@ -3,7 +3,8 @@
 A chapter's papermill ``parameters`` cell holds ``profile``, ``seed`` and one variable per
 knob, ``None`` meaning "the profile's value". Each knob's meaning and its value per profile
 live in the chapter's package, as a :class:`ChapterParams` (``ldp_companion/<chapter>/params.py``),
-the one source the chapter, the README table and ``python -m ldp_companion params`` read::
+the one source the chapter, the *Reading and rerunning* page's table and
+``python -m ldp_companion params`` read::
 
     PARAMS = ChapterParams("03-pm-three-outputs", {
         "n_mc": ("Monte Carlo samples per cell", {"smoke": 20_000, "default": 10**6,
@@ -613,7 +614,7 @@ class ChapterParams:
         return "\n".join(f"{n} = {v}".ljust(width) + f"  # {m}" for n, v, m in rows)
 
     def markdown_rows(self, number: str) -> list[str]:
-        """Rows of the README's parameter table: chapter, parameter, meaning, value per profile."""
+        """Rows of the table of every chapter's parameters: chapter, parameter, meaning, value per profile."""
         return [f"| {number} | `{name}` | {meaning} | "
                 + " | ".join(format_value(per[p]) for p in PROFILES) + " |"
                 for name, (meaning, per) in self.spec.items()]

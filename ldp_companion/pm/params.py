@@ -1,5 +1,5 @@
 """Parameters of chapter 3 (Zhao et al. 2020) per profile: the one source the chapter's
-parameter table, the README and ``python -m ldp_companion params`` read."""
+parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
 from ldp_companion.execution.profiles import N_JOBS, ChapterParams, Number, every_profile
 
 __all__ = ["PARAMS"]

@@ -1,5 +1,5 @@
 """Parameters of chapter 1 (Yuan, Tang, Huang & Wang, TLDP) per profile: the one source the
-chapter's parameter table, the README and ``python -m ldp_companion params`` read."""
+chapter's parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
 from ldp_companion.execution.profiles import (N_JOBS, OPTIONAL_COUNT, ChapterParams, Choice, Int, ListOf,
                                     MapOf, OneOf, every_profile)
 

@@ -1,5 +1,5 @@
 """Parameters of chapter 2 (Yang et al., TVG) per profile: the one source the chapter's
-parameter table, the README and ``python -m ldp_companion params`` read."""
+parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
 from ldp_companion.execution.profiles import (N_JOBS, ChapterParams, Choice, Int, ListOf, MapOf, Number,
                                     OneOf, every_profile)
 

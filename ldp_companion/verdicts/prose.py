@@ -460,7 +460,7 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def format_value(value) -> str:
-    """A parameter value as the README shows it: ``10⁶``, ``2·10⁴``, ``[3, 5, …, 101]``."""
+    """A parameter value as the book writes it: ``10⁶``, ``2·10⁴``, ``[3, 5, …, 101]``."""
     if isinstance(value, bool) or value is None:
         return repr(value)
     if isinstance(value, str):
