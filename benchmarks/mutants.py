@@ -40,14 +40,14 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ldp_companion.edition import book
 from ldp_companion.execution import runner
 from ldp_companion.execution.grid import JOBS_ENV
-from ldp_companion.verdicts.ledger import load_ledgers, verdict_changes
 from ldp_companion.verdicts import mutation_generated as generated
+from ldp_companion.verdicts.ledger import load_ledgers, verdict_changes
 from ldp_companion.verdicts.mutation import prelude
 
 RESULTS = runner.REPO / "benchmarks" / "results" / "mutants.json"
@@ -231,7 +231,7 @@ def _rewrite_rows(path: Path, rows: list[dict]) -> None:
     """``--only`` with ``--generated``: the rows of mutants run again replace theirs in the
     record (the sample and the chapters' entries stay); each carries the date it was rerun."""
     old = json.loads(path.read_text())
-    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
     new = {(r["chapter"], r["id"]): {**r, "rerun": stamp} for r in rows}
     old["mutants"] = [new.pop((r["chapter"], r["id"]), r) for r in old["mutants"]]
     if new:
@@ -254,7 +254,7 @@ def _write_generated(path: Path, chapters: list[dict], rows: list[dict], args) -
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({
         "parameters": parameters, "sample": sample, "machine": runner.machine(),
-        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "chapters": sorted(chapters, key=lambda c: order.index(c["chapter"])),
         "mutants": sorted(rows, key=lambda r: order.index(r["chapter"]))},
         indent=1, ensure_ascii=False))
@@ -328,7 +328,7 @@ def main(argv=None) -> int:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({
         "parameters": parameters, "machine": runner.machine(),
-        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "mutants": rows}, indent=1, ensure_ascii=False))
     missed = [f"{r['chapter']}/{r['mutant']}" for r in rows if not r["caught"]]
     print(f"{len(rows) - len(missed)} of {len(rows)} mutants caught"

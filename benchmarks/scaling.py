@@ -3,8 +3,8 @@
 Runs slices of the ``paper``-profile grids of chapters 3 and 5 with ``n_jobs`` = 1, 2, 4, ...
 (never more than the machine's cores), checks that every worker count returns the same table
 (bit for bit: each cell's generator depends on the seed and the cell only, see
-:mod:`ldp_companion.execution.grid`), and prints the wall time and the speed-up over one worker. A slice
-keeps the paper's cells (mechanisms × ε × data set) and users per cell, with fewer repetitions
+:mod:`ldp_companion.execution.grid`), and prints the wall time and the speed-up over one worker. A
+slice keeps the paper's cells (mechanisms × ε × data set) and users per cell, with fewer repetitions
 (``--runs``); chapter 5's SGD slice also scales the users by ``--sgd-scale``. Numpy runs one
 thread per worker (``OMP_NUM_THREADS=1``, set below before numpy loads), so one worker is one core.
 
@@ -29,6 +29,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ldp_companion.execution.profiles import resolve  # noqa: E402
 from ldp_companion.hiera.experiments import (  # noqa: E402
     HierAConfig,
     mean_datasets,
@@ -45,7 +46,6 @@ from ldp_companion.pm.experiments import (  # noqa: E402
     split_task,
 )
 from ldp_companion.pm.params import PARAMS as PM  # noqa: E402
-from ldp_companion.execution.profiles import resolve  # noqa: E402
 
 MECHS = ["laplace_split", "duchi_md", "duchi", "pm", "hm", "three_outputs", "pm_sub", "hm_tp"]
 SGD_METHODS = ["none", "harmony", "pm", "graded_laplace", "hiera", "harmony_clip"]

@@ -22,10 +22,9 @@ import json
 import time
 
 import numpy as np
-import torch
 
-from ldp_companion.neural.device import one_thread, torch_device
 from ldp_companion.execution.runner import machine
+from ldp_companion.neural.device import one_thread, torch_device
 from ldp_companion.spof import experiments as ex
 from ldp_companion.spof.cost_claims import TIMED
 from ldp_companion.spof.train import Setup, _layout, train

@@ -61,7 +61,10 @@ def write_all(root: Path, scale: float = 1.0, seed: int = 0) -> None:
     """Write every file under ``root`` at ``scale`` times the paper's sizes and link the
     offline data folder's other entries."""
     rng = np.random.default_rng(seed)
-    size = lambda n: max(10, round(n * scale))
+
+    def size(n):
+        return max(10, round(n * scale))
+
     root.mkdir(parents=True, exist_ok=True)
     write_wisdm(root, size(SIZES["wisdm"]), rng)
     for country in ("BR", "MX"):

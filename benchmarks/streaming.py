@@ -1,10 +1,10 @@
 """Mean estimation over 10^7, 10^8 and 10^9 simulated users, streamed in blocks.
 
 For PM (ε = 1) and HierA (paper levels at base ε = 1, μ = 2): users uniform on [-1, 1] are
-drawn, privatized and summed block by block (:func:`ldp_companion.execution.streaming.simulate_mean`).
-Prints, per size: wall time on ``--n-jobs`` workers, the cost per user, the peak memory of
-the blocks (tracemalloc, in-process with one worker over four blocks: it does not grow with
-n) and the error against its standard error.
+drawn, privatized and summed block by block
+(:func:`ldp_companion.execution.streaming.simulate_mean`). Prints, per size: wall time on
+``--n-jobs`` workers, the cost per user, the peak memory of the blocks (tracemalloc, in-process with
+one worker over four blocks: it does not grow with n) and the error against its standard error.
 
 Usage: ``python benchmarks/streaming.py [--sizes 1e7 1e8 1e9] [--n-jobs -1] [--block 1048576]``
 """
@@ -17,8 +17,8 @@ import tracemalloc
 
 from ldp_companion import get_mechanism
 from ldp_companion import hiera as H
-from ldp_companion.hiera.streaming import HierASummary
 from ldp_companion.execution.streaming import BLOCK, ScalarSummary, simulate_mean
+from ldp_companion.hiera.streaming import HierASummary
 
 
 def summaries() -> dict:

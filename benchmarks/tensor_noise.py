@@ -10,9 +10,9 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from ldp_companion.tldp.mechanisms import perturb  # noqa: E402
+from ldp_companion.tldp.mechanisms import perturb
 
 NAMES = ["tldp_l", "tldp_g", "tldp_l_w", "tldp_g_w", "laplace", "gaussian", "idn", "mvg"]
 
@@ -34,8 +34,8 @@ def main() -> None:
     print("| mechanism | ε = 1 (p = 0) s | ε = 0.001 (p > 0) s |")
     print("|---|---|---|")
     for name in NAMES:
-        t1 = best_of(lambda: perturb(name, x, 1.0, value_range=2.0, rng=rng))
-        t2 = best_of(lambda: perturb(name, x, 1e-3, value_range=2.0, rng=rng))
+        t1 = best_of(lambda name=name: perturb(name, x, 1.0, value_range=2.0, rng=rng))
+        t2 = best_of(lambda name=name: perturb(name, x, 1e-3, value_range=2.0, rng=rng))
         print(f"| {name} | {t1:.3f} | {t2:.3f} |")
 
 

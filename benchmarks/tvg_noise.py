@@ -12,10 +12,10 @@ import tracemalloc
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from ldp_companion.tensor.variate import sample_tvg  # noqa: E402
-from ldp_companion.tvg.release import directional_release, iid_release  # noqa: E402
+from ldp_companion.tensor.variate import sample_tvg
+from ldp_companion.tvg.release import directional_release, iid_release
 
 
 def measure(fn, repeat: int = 3) -> tuple[float, float]:

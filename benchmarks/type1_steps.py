@@ -21,8 +21,8 @@ import time
 
 import torch
 
-from ldp_companion.neural.device import one_thread, torch_device
 from ldp_companion.execution.runner import machine
+from ldp_companion.neural.device import one_thread, torch_device
 from ldp_companion.tvg import paper_sgd
 from ldp_companion.tvg.experiments import dp_sgd, type1_stds
 from ldp_companion.tvg.params import PARAMS

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import argparse
 import ast
+import math
 import os
 import sys
 import time
 from pathlib import Path
 
 from ldp_companion.execution import runner
-from ldp_companion.execution.profiles import MissingExtra
 from ldp_companion.execution.grid import PROGRESS_ENV
+from ldp_companion.execution.profiles import MissingExtra
 
 
 def _value(text: str):
@@ -245,8 +246,8 @@ def _pdf() -> int:
 
 
 def _data_fetch(args) -> int:
-    from ldp_companion.edition import data_fetch
     from ldp_companion.data.datasets import cache_dir
+    from ldp_companion.edition import data_fetch
 
     chapters = args.chapters or None
     if args.list:
@@ -289,7 +290,8 @@ def _plan(args) -> int:
         print(f"\nProjected time per cell, from {p.basis}:")
         table = p.cells.assign(
             code=p.cells["code"].str.slice(0, 40),
-            cell=[("" if c is None or c != c else str(int(c))) for c in p.cells["cell"]])[
+            cell=[("" if c is None or (isinstance(c, float) and math.isnan(c)) else str(int(c)))
+                  for c in p.cells["cell"]])[
             ["cell", "code", "measured (s)", "factors", "projected (s)"]]
         print(table.to_string(index=False, na_rep="", float_format=lambda v: f"{v:,.1f}")
               .replace("\n", "\n  ").join(["  ", ""]))

@@ -82,7 +82,8 @@ seed = 0
 from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.mechanisms.laplace import Laplace
 ledger = Ledger("99-toy", refs={"var": "Lemma 1"})
-ledger.close("var", "Var of Laplace at eps 1 is 8", 8.0, Laplace(1.0).worst_case_variance(), rtol=1e-9)
+ledger.close("var", "Var of Laplace at eps 1 is 8", 8.0, Laplace(1.0).worst_case_variance(), \
+rtol=1e-9)
 ledger.save()
 ```
 '''

@@ -69,7 +69,7 @@ def write_ctg_xls(path: Path, table: pd.DataFrame, rng: np.random.Generator,
     summaries = {"LB": raw["LB"].min(), "AC": raw["AC"].max(), "Mean": raw["Mean"].mean()}
     for k, (column, value) in enumerate(summaries.items()):  # gaps in the other columns
         sheet.write(last + k, RAW_COLUMNS.index(column), float(value))
-    for k, c in enumerate(_CLASSES):
+    for c in _CLASSES:
         sheet.write(last + 2, RAW_COLUMNS.index(c), int(raw[c].sum()))
     book.save(str(path))
 

@@ -8,9 +8,9 @@ import pytest
 from ldp_companion.appendix import audits, claims, views
 from ldp_companion.appendix.figures import audit_figure
 from ldp_companion.appendix.items import CLAIM_REFS
-from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.mechanisms.mutants import MUTANTS
 from ldp_companion.page.tables import raw_labels
+from ldp_companion.verdicts.ledger import Ledger
 
 EPS = [0.5, 2.0]
 

@@ -7,23 +7,35 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import given, settings, strategies as st  # noqa: E402
-from hypothesis.extra import numpy as hnp  # noqa: E402
-from scipy import stats  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from scipy import stats
 
-from ldp_companion.auditing.audit import (  # noqa: E402
-    EmpiricalAudit, ExactAudit, Region, additive_laplace_sampler, allowed_exceedances,
-    best_test_accuracy, clopper_pearson, empirical_audit,
-    exact_audit, law_log_ratio, ldp_accuracy_bound, loop_sampler, mechanism_sampler,
-    plot_audit, projection_statistic)
-from ldp_companion.mechanisms import OutputLaw, ScalarMechanism, get_mechanism, mechanism_names  # noqa: E402
-from ldp_companion.mechanisms.duchi import Duchi  # noqa: E402
-from ldp_companion.mechanisms.laplace import Laplace  # noqa: E402
-from ldp_companion.mechanisms.mutants import (  # noqa: E402
-    MUTANTS, DuchiSignError)
+from ldp_companion.auditing.audit import (
+    EmpiricalAudit,
+    ExactAudit,
+    Region,
+    additive_laplace_sampler,
+    allowed_exceedances,
+    best_test_accuracy,
+    clopper_pearson,
+    empirical_audit,
+    exact_audit,
+    law_log_ratio,
+    ldp_accuracy_bound,
+    loop_sampler,
+    mechanism_sampler,
+    plot_audit,
+    projection_statistic,
+)
+from ldp_companion.mechanisms import OutputLaw, ScalarMechanism, get_mechanism, mechanism_names
+from ldp_companion.mechanisms.duchi import Duchi
+from ldp_companion.mechanisms.laplace import Laplace
+from ldp_companion.mechanisms.mutants import MUTANTS, DuchiSignError
 
 EPSILONS = [0.5, 1.0, 2.0]
 N_BIG = 10**6          # samples per input for the scalar empirical audits
@@ -442,8 +454,8 @@ def test_chapter_sampler_check_fails_on_a_mutant():
     """The chapter-3 check (audit_samplers, judged per mechanism) turns to 'fails' for a
     sampler that breaks its claim, and stays 'holds' for correct ones."""
     from ldp_companion.auditing.audit import audit_samplers, largest_excess
-    from ldp_companion.verdicts.ledger import Ledger
     from ldp_companion.mechanisms.mutants import LaplaceHalfScale
+    from ldp_companion.verdicts.ledger import Ledger
 
     def verdict(mechs):
         emp = audit_samplers(mechs, [0.5, 1.0], 200_000, np.random.default_rng(11))

@@ -72,7 +72,8 @@ def test_the_same_sample_auditor_fails_it(same_sample):
 def test_the_mutant_is_listed_and_targets_the_auditor():
     assert SAME_SAMPLE in MUTANTS
     module, name = SAME_SAMPLE.target.split(":")
-    assert module == "ldp_companion.auditing.blackbox" and getattr(blackbox, name) is blackbox.sniper_audit
+    assert (module == "ldp_companion.auditing.blackbox"
+            and getattr(blackbox, name) is blackbox.sniper_audit)
 
 
 def test_the_p_value_is_the_binomial_tail():

@@ -20,11 +20,25 @@ import sys
 import nbformat
 import pytest
 
+from ldp_companion.__main__ import cli, main
 from ldp_companion.edition import book
 from ldp_companion.execution import runner
-from ldp_companion.__main__ import cli, main
-from ldp_companion.execution.profiles import (EPS, N_JOBS, PROFILES, Bool, ChapterParams, Choice, Int,
-                                    Kind, ListOf, MapOf, Number, OneOf, Text, infer_kind)
+from ldp_companion.execution.profiles import (
+    EPS,
+    N_JOBS,
+    PROFILES,
+    Bool,
+    ChapterParams,
+    Choice,
+    Int,
+    Kind,
+    ListOf,
+    MapOf,
+    Number,
+    OneOf,
+    Text,
+    infer_kind,
+)
 
 KNOBS = [(stem, name) for stem, spec in book.PARAMS.items() for name in spec.names]
 
@@ -282,12 +296,16 @@ def test_the_allowed_range_is_on_the_chapter_page():
 
 def test_the_declared_names_are_the_packages():
     """The params modules import no torch, so they spell the packages' names out."""
+    from ldp_companion.hiera import experiments as hx
+    from ldp_companion.hiera import sgd
     from ldp_companion.neural import device
-    from ldp_companion.hiera import experiments as hx, sgd
     from ldp_companion.pm import experiments as px
-    from ldp_companion.spof import experiments as sx, train
-    from ldp_companion.tldp import data, paper as tp
-    from ldp_companion.tvg import paper as vp, paper_sgd
+    from ldp_companion.spof import experiments as sx
+    from ldp_companion.spof import train
+    from ldp_companion.tldp import data
+    from ldp_companion.tldp import paper as tp
+    from ldp_companion.tvg import paper as vp
+    from ldp_companion.tvg import paper_sgd
 
     def names(stem, name):
         kind = book.PARAMS[stem].kinds[name]

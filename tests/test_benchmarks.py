@@ -22,11 +22,17 @@ def _load(name, monkeypatch):
 
 def test_sweep_reports_speed_up_and_refuses_a_table_that_depends_on_the_workers(monkeypatch):
     scaling = _load("scaling", monkeypatch)
-    same = lambda k: pd.DataFrame({"x": [1.0, 2.0]})
+
+    def same(k):
+        return pd.DataFrame({"x": [1.0, 2.0]})
+
     table = scaling.sweep(same, [1, 2])
     assert list(table["workers"]) == [1, 2] and table["speed-up"].iloc[0] == 1.0
     assert table["efficiency"].iloc[1] == pytest.approx(table["speed-up"].iloc[1] / 2)
-    mutant = lambda k: pd.DataFrame({"x": [1.0, 2.0 + (k > 1) * 1e-12]})
+
+    def mutant(k):
+        return pd.DataFrame({"x": [1.0, 2.0 + (k > 1) * 1e-12]})
+
     with pytest.raises(AssertionError, match="n_jobs=2 gave a different table"):
         scaling.sweep(mutant, [1, 2])
 

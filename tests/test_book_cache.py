@@ -49,7 +49,10 @@ def tiny_book(tmp_path):
 @pytest.mark.chapter
 def test_second_build_executes_nothing_and_a_touched_chapter_only_itself(tiny_book):
     out = tiny_book / "generated"
-    build = lambda **kw: runner.execute_book("smoke", 0, out, tiny_book, summary_pages=(), jobs=2, **kw)
+
+    def build(**kw):
+        return runner.execute_book("smoke", 0, out, tiny_book, summary_pages=(), jobs=2, **kw)
+
     assert build() == {"01-one": "executed", "02-two": "executed"}
     first = json.loads((out / "01-one.run.json").read_text())
     assert build() == {"01-one": "cache", "02-two": "cache"}
@@ -77,7 +80,8 @@ def test_cache_key_follows_source_parameters_and_only_imported_chapter_packages(
     # the chapter imports no chapter package: editing one (hiera) leaves its key alone
     (pkg / "hiera" / "levels.py").write_text((pkg / "hiera" / "levels.py").read_text() + "\n#\n")
     assert key == runner.cache_key(src, {"profile": "smoke"}, pkg)
-    src.write_text(src.read_text().replace("print(", "from ldp_companion.hiera import levels\nprint("))
+    src.write_text(src.read_text().replace("print(",
+                                           "from ldp_companion.hiera import levels\nprint("))
     assert runner.cache_key(src, {"profile": "smoke"}, pkg) != key
     files = runner.package_sources(src, pkg)
     assert pkg / "hiera" / "levels.py" in files and pkg / "pm" / "theory.py" not in files
@@ -89,7 +93,10 @@ def test_cache_key_follows_the_data_folder(tiny_book, tmp_path):
     src, pkg = tiny_book / "notebooks" / "01-one.md", tiny_book / "ldp_companion"
     data = tmp_path / "data"
     (data / "MNIST" / "raw").mkdir(parents=True)
-    key = lambda: runner.cache_key(src, {"profile": "smoke"}, pkg, data)
+
+    def key():
+        return runner.cache_key(src, {"profile": "smoke"}, pkg, data)
+
     before = key()
     assert key() == before
     batch = data / "cifar-10-batches-py" / "data_batch_1"

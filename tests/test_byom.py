@@ -5,11 +5,17 @@ import numpy as np
 import pytest
 
 from ldp_companion.byom.checks import check_mechanism
-from ldp_companion.verdicts.ledger import Ledger
-from ldp_companion.mechanisms import (REGISTRY, OutputLaw, ScalarMechanism, get_mechanism,
-                                      register_mechanism, unregister_mechanism)
+from ldp_companion.mechanisms import (
+    REGISTRY,
+    OutputLaw,
+    ScalarMechanism,
+    get_mechanism,
+    register_mechanism,
+    unregister_mechanism,
+)
 from ldp_companion.mechanisms.compare import worst_case_table
 from ldp_companion.page.plotting import label
+from ldp_companion.verdicts.ledger import Ledger
 
 
 class Coin(ScalarMechanism):

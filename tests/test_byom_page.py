@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_byom import Coin, CoinShrunk
 
-from ldp_companion.edition import book
 from ldp_companion.byom import claims, figures, views
 from ldp_companion.byom.checks import XS, check_mechanism
-from ldp_companion.byom.exercises import (EXERCISES, WINDOW_B, WINDOW_EPS, li_half_width,
-                                          square_wave_worst_case_variance)
+from ldp_companion.byom.exercises import (
+    EXERCISES,
+    WINDOW_B,
+    WINDOW_EPS,
+    li_half_width,
+    square_wave_worst_case_variance,
+)
 from ldp_companion.byom.experiments import mean_datasets, scalar_mean_grid
 from ldp_companion.byom.items import CLAIM_REFS
-from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.edition import book
 from ldp_companion.mechanisms import register_mechanism, unregister_mechanism
 from ldp_companion.mechanisms.compare import worst_case_table
 from ldp_companion.page.tables import raw_labels
-
-from test_byom import Coin, CoinShrunk
+from ldp_companion.verdicts.ledger import Ledger
 
 
 def _verdicts(ledger):

@@ -98,7 +98,8 @@ def test_the_eq30_check_sees_mvg_iid_sigma_off_either_way(workloads, factor):
 
 
 def test_table4_mvg_holds_and_a_wrong_budget_or_sigma_turns_it():
-    from ldp_companion.tvg import calibration_checks as cc, noise
+    from ldp_companion.tvg import calibration_checks as cc
+    from ldp_companion.tvg import noise
     from ldp_companion.tvg.mutants import MUTANTS
     shapes = {"Credit (I)": ((28, 10), 0.1), "IMDB": ((256, 150), 1.0)}
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 import json
 import re
 import warnings
+
 import nbformat
 import pandas as pd
 import pytest
 from plot_spy import PRELUDE, TWO_WAY, mismatch
 
+from ldp_companion.__main__ import main
 from ldp_companion.edition import book
 from ldp_companion.execution import runner
-from ldp_companion.__main__ import main
-from ldp_companion.verdicts.ledger import VERDICTS, load_ledgers, section_problems, verdict_changes
 from ldp_companion.execution.profiles import ChapterParams
+from ldp_companion.verdicts.ledger import VERDICTS, load_ledgers, section_problems, verdict_changes
 
 SMOKE_BUDGET_S = 60  # the contract's smoke budget on 2 cores: reported, never failed
 
@@ -254,8 +255,8 @@ def test_cli_reports_bad_input_in_one_line(capsys, monkeypatch):
 
 
 def test_cli_says_in_one_line_which_extra_a_chapter_needs(capsys, monkeypatch):
-    from ldp_companion.execution import profiles
     from ldp_companion.__main__ import cli
+    from ldp_companion.execution import profiles
 
     monkeypatch.setitem(profiles.EXTRAS, "torch", ("no_such_module_ldp",))
     monkeypatch.setattr("sys.argv", ["ldp-companion", "run", "tldp", "-p", "profile", "smoke"])
@@ -345,6 +346,7 @@ def test_findings_box_is_computed_from_the_ledger(source):
     box = box[:box.index("::::", 4)]
     key = re.search(r"```\{glue:md\} (\S+)", box)
     assert key, "the box glues its content"
-    assert f'glue("{key.group(1)}", Markdown(findings_markdown(ledger.table())), display=False)' in text
+    assert (f'glue("{key.group(1)}", Markdown(findings_markdown(ledger.table())), '
+            'display=False)') in text
     prose = re.sub(r"```.*?```", "", box, flags=re.S)
     assert not re.search(r"\b(fails|holds|partly)\b", prose), "no verdict typed in the box"

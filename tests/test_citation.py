@@ -9,8 +9,8 @@ import pytest
 from pybtex.database import parse_string
 
 from ldp_companion.edition import changelog, citation
-from ldp_companion.execution import runner
 from ldp_companion.edition.changelog import Pinning
+from ldp_companion.execution import runner
 
 
 def test_bibtex_parses_and_names_the_version_every_chapter_and_paper():

@@ -10,9 +10,9 @@ import pytest
 
 from ldp_companion.auditing import blackbox
 from ldp_companion.compare import catalogue, claims, true_epsilon, utility
-from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.tensor.calibration import gaussian_delta
+from ldp_companion.verdicts.ledger import Ledger
 
 SHAPE, RANGE, DELTA = (28, 28), 256.0, 1e-5
 
@@ -265,8 +265,8 @@ def test_chapter_4_s_old_calibrations_fail_the_book_s_claim(monkeypatch):
     the current logit; Opacus's add/remove σ for a replaced record) each turn the book's
     claim from holds to fails (a guarantee broken by one row), and the row's exact ε to 2 ε
     and 1.8 ε."""
-    from ldp_companion.verdicts.mutation import Mutant, applied, scaled
     from ldp_companion.spof import train
+    from ldp_companion.verdicts.mutation import Mutant, applied, scaled
 
     assert _book_verdict()[1] == "holds"
     with applied(Mutant("at-a", "ΔSGD = n", "ldp_companion.spof.sensitivity:"
@@ -284,7 +284,8 @@ def test_chapter_4_paper_claims_fail_where_chapter_4_says():
     table = pd.DataFrame([true_epsilon._row(e, 20_000, np.random.default_rng(6))
                           for e in _record_rows(1.0).values()])
     verdicts = _record_verdicts(table)
-    assert verdicts["true-eps-spof"] == "fails"   # Alg. 1 at c = 2.5 and FM fail: a guarantee broken
+    # Alg. 1 at c = 2.5 and FM fail: a guarantee broken
+    assert verdicts["true-eps-spof"] == "fails"
     assert verdicts["true-eps-spof-alg2"] == "holds"
     row = table.set_index("mechanism").loc["spof_alg1"]
     assert row["black-box lower bound"] > 1.0          # the record-dependent scale, from samples

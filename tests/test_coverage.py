@@ -188,9 +188,8 @@ def test_cli_coverage_json_lists_every_item(tmp_path, monkeypatch, capsys):
     import json
 
     from ldp_companion.__main__ import main
-    from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV, Ledger
-
     from ldp_companion.hiera.items import CLAIM_REFS
+    from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV, Ledger
     led = Ledger("05-hiera", refs=CLAIM_REFS)
     led.compare("thm2-composed", "composition bound", 2.0, "<=", 1.0)
     led.save(tmp_path)
@@ -246,11 +245,11 @@ def test_appendix_c_s_claims_show_beside_the_items_they_test(tmp_path, monkeypat
     the verdict C's ledger computed beside chapter 4's Alg. 1 and Props. 2–3: in the coverage
     table (``coverage`` command), the lists of the Verdicts page and chapter 4's card. Its
     primary ref stays C's section, and chapter 4's own claims keep their own verdicts."""
-    from ldp_companion.edition import cards
     from ldp_companion.compare import items as c_items
+    from ldp_companion.edition import cards
+    from ldp_companion.spof.items import CLAIM_REFS as SPOF_REFS
     from ldp_companion.verdicts.coverage import coverage_html
     from ldp_companion.verdicts.ledger import Ledger, load_ledgers
-    from ldp_companion.spof.items import CLAIM_REFS as SPOF_REFS
 
     c_table = _c_ledger(tmp_path, monkeypatch)
     assert c_table.loc["true-eps-spof", "verdict"] == "fails"

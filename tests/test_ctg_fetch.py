@@ -7,8 +7,8 @@ The records come from the shared offline copy of CTG.csv; without it the stand-i
 synthetic values and only the shape path is checked (skipped, or failed when ``CI=true``)."""
 from __future__ import annotations
 
-import json
 import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -18,10 +18,10 @@ import pytest
 from conftest import serving, skip_or_fail
 from ctg_standin import RAW_COLUMNS, synthetic_table, write_ctg_zip
 
-from ldp_companion.data import datasets
-from ldp_companion.edition import data_fetch
 from ldp_companion.__main__ import main
+from ldp_companion.data import datasets
 from ldp_companion.data.datasets import CTG_COLUMNS, DATA_ENV, REGISTRY, URL_ENV, DataError
+from ldp_companion.edition import data_fetch
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get(DATA_ENV) or REPO.parent / "shared" / "data")

@@ -19,14 +19,21 @@ import pandas as pd
 import pytest
 from conftest import skip_or_fail
 from ctg_standin import write_ctg_zip
-from fake_assets import (write_adult, write_cifar, write_glove, write_imdb, write_mnist,
-                         write_mobilenet, write_svhn)
+from fake_assets import (
+    write_adult,
+    write_cifar,
+    write_glove,
+    write_imdb,
+    write_mnist,
+    write_mobilenet,
+    write_svhn,
+)
 
+from ldp_companion.__main__ import main
 from ldp_companion.data import datasets, paper_assets
+from ldp_companion.data.datasets import DATA_ENV, REGISTRY, URL_ENV, cache_dir
 from ldp_companion.edition import data_fetch
 from ldp_companion.execution import runner
-from ldp_companion.__main__ import main
-from ldp_companion.data.datasets import DATA_ENV, REGISTRY, URL_ENV, cache_dir
 from ldp_companion.pm import external_data
 
 REAL = cache_dir()  # the offline folder: the MNIST test files the registry's sha256 accepts

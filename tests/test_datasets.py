@@ -20,7 +20,8 @@ import pooch
 import pytest
 from conftest import serving
 from ctg_standin import write_ctg_zip
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ldp_companion.data import datasets
@@ -87,7 +88,7 @@ def _write_zip(path: Path, member: str, source: Path) -> None:
 
 def _fill_mirror(root: Path, shared: Path, top_folder: bool = True) -> None:
     """Put the public artifacts in ``root``: MNIST .gz files, Fitbit zips, UCI's CTG zip."""
-    for name, entry in REGISTRY.items():
+    for entry in REGISTRY.values():
         source = shared / entry["path"]
         if entry.get("sheet"):
             write_ctg_zip(root / entry["remote_name"], pd.read_csv(source),

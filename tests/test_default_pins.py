@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from ldp_companion.__main__ import main
 from ldp_companion.edition import changelog
 from ldp_companion.execution import runner
 from ldp_companion.verdicts import pins
-from ldp_companion.__main__ import main
 from ldp_companion.verdicts.ledger import VERDICTS
 
 

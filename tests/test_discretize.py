@@ -13,9 +13,14 @@ from hypothesis import strategies as st
 
 from ldp_companion import get_mechanism
 from ldp_companion.auditing.audit import exact_audit
-from ldp_companion.pm.discretize import (DISCRETIZABLE, Discretized, check_n_outputs,
-                                                 discretize, discretized,
-                                                 worst_case_by_outputs)
+from ldp_companion.pm.discretize import (
+    DISCRETIZABLE,
+    Discretized,
+    check_n_outputs,
+    discretize,
+    discretized,
+    worst_case_by_outputs,
+)
 
 OUTPUTS = [3, 5, 7, 11, 21, 41, 101]
 # brief §3.6: worst-case variance of discretized PM-SUB by number of outputs, then the

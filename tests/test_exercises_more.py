@@ -7,15 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from ldp_companion.edition import book
 from ldp_companion.appendix.exercises import CAP_N, largest_bound
 from ldp_companion.auditing.audit import empirical_audit, mechanism_sampler
-from ldp_companion.page.exercises import Between
+from ldp_companion.edition import book
 from ldp_companion.mechanisms.mutants import DuchiSignError
-from ldp_companion.spof import noisy, privacy as spof_privacy, taylor
+from ldp_companion.page.exercises import Between
+from ldp_companion.spof import noisy, taylor
+from ldp_companion.spof import privacy as spof_privacy
 from ldp_companion.spof.exercises import half_weights, polynomial_minimizer
 from ldp_companion.tensor import gaussian_mechanism
-from ldp_companion.tldp import algorithm as alg, privacy as tldp_privacy
+from ldp_companion.tldp import algorithm as alg
+from ldp_companion.tldp import privacy as tldp_privacy
 from ldp_companion.tldp.exercises import AUDIT_N, audit_pair
 
 CHAPTERS = {"01-tldp": ["tldp-ex-ceiling", "tldp-ex-rerun", "tldp-ex-audit"],

@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.datasets import dump_svmlight_file
 
-from ldp_companion.pm import external_data as ext
 from ldp_companion.data.datasets import DataError
+from ldp_companion.pm import external_data as ext
 
 WISDM_TEXT = (
     "33,Jogging,49105962326000,-0.6946377,12.680544,0.50395286;\n"

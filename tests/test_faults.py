@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 
 from ldp_companion import files
-from ldp_companion.execution import grid_store, runner
 from ldp_companion.__main__ import cli
-from ldp_companion.verdicts.coverage import load_coverage
+from ldp_companion.execution import grid_store, runner
 from ldp_companion.execution.grid import run_grid
+from ldp_companion.verdicts.coverage import load_coverage
 from ldp_companion.verdicts.ledger import Ledger, load_ledgers
 
 HEADER = """---

@@ -8,14 +8,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ldp_companion.pm.fedsgd import (FedSGDResult, fedsgd, gradients, misclassification_rate,
-                                  mse, predict)
 from ldp_companion.mechanisms.duchi import Duchi
+from ldp_companion.pm.fedsgd import (
+    FedSGDResult,
+    fedsgd,
+    gradients,
+    misclassification_rate,
+    mse,
+    predict,
+)
 from ldp_companion.pm.multidim import DUCHI_MD, LAPLACE_SPLIT
-from ldp_companion.pm.synthetic import (CENSUS_CARDINALITIES, Table, binarize,
-                                     census_like, classification_task, gaussian,
-                                     regression_task, resample_table, vehicle_like,
-                                     wisdm_like)
+from ldp_companion.pm.synthetic import (
+    CENSUS_CARDINALITIES,
+    Table,
+    binarize,
+    census_like,
+    classification_task,
+    gaussian,
+    regression_task,
+    resample_table,
+    vehicle_like,
+    wisdm_like,
+)
 
 N_TRAIN, N_TEST, D, G = 100_000, 20_000, 20, 1000
 PRIVATE = ["duchi", "pm", "hm", "pm_sub", "three_outputs", "hm_tp"]
@@ -173,9 +187,9 @@ def test_the_values_handed_to_the_mechanism_are_the_clipped_gradients():
     """fedsgd-clip holds for Alg. 1 as written; clipping to [-0.5, 1] instead of [-1, 1] (the
     generated mutant that no claim caught: the literal of -1.0 halved) fails it, and so does a
     clip to [-1, 0.5]."""
-    from ldp_companion.verdicts.ledger import Ledger
     from ldp_companion.pm import fedsgd as fl
     from ldp_companion.pm import fedsgd_checks as fc
+    from ldp_companion.verdicts.ledger import Ledger
 
     task = fc.learning_tasks(3_000, 8, np.random.default_rng(4))[0]
 
@@ -193,7 +207,7 @@ def test_the_values_handed_to_the_mechanism_are_the_clipped_gradients():
                 return getattr(np, name)
 
             @staticmethod
-            def clip(a, a_min, a_max):
+            def clip(a, a_min, a_max, lo=lo, hi=hi):
                 return np.clip(a, lo, hi)
 
         with pytest.MonkeyPatch.context() as mp:

@@ -6,16 +6,16 @@ import json
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from plot_spy import mismatch
 
 from ldp_companion.execution import figure_data, runner
-from ldp_companion.page import numbering, tables  # noqa: E402
-from ldp_companion.verdicts import run_records  # noqa: E402
-from ldp_companion.verdicts.coverage import LEDGER_DIR_ENV  # noqa: E402
-from plot_spy import mismatch  # noqa: E402
+from ldp_companion.page import tables
+from ldp_companion.verdicts import run_records
+from ldp_companion.verdicts.coverage import LEDGER_DIR_ENV
 
 
 def _figure():

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ldp_companion import get_mechanism
 from ldp_companion.execution.grid import cell_rng, key_words, run_grid
@@ -39,7 +40,8 @@ def test_dask_cluster_gives_the_same_table():
     serial = pd.DataFrame(run_grid(mean_error, CELLS, seed=7, n_jobs=1))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
                                   dashboard_address=None, processes=True) as cluster:
-        dask = pd.DataFrame(run_grid(mean_error, CELLS, seed=7, scheduler=cluster.scheduler_address))
+        dask = pd.DataFrame(run_grid(mean_error, CELLS, seed=7,
+                                     scheduler=cluster.scheduler_address))
     pd.testing.assert_frame_equal(serial, dask, check_exact=True)
 
 
@@ -74,8 +76,8 @@ def test_key_words_are_four_32_bit_words(key):
 # --------------------------------------------------------------------------- the chapters' grids
 
 def _pm_mean(**kw):
-    from ldp_companion.pm.experiments import MeanTask, mean_estimation_grid
     from ldp_companion.pm.discretize import discretized
+    from ldp_companion.pm.experiments import MeanTask, mean_estimation_grid
 
     X = np.random.default_rng(0).uniform(-1, 1, (500, 3))
     mechs = {"PM": "pm", "3 outputs": lambda e: discretized("pm_sub", e, 3)}  # a lambda

@@ -13,12 +13,11 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
+from test_grid import CELLS, mean_error
 
 from ldp_companion.execution import grid_store
 from ldp_companion.execution.grid import GridStore, run_grid
 from ldp_companion.execution.grid_store import STORE_ENV, fingerprint
-
-from test_grid import CELLS, mean_error
 
 pytestmark = pytest.mark.determinism  # .ci/run runs these again at one BLAS thread
 

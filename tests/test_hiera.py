@@ -15,7 +15,6 @@ a data set made of a few distinct values are exactly a sum of multinomials
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings

@@ -43,7 +43,8 @@ def test_mean_grid_unbiased_and_variance_matches_formula():
     # n = 4,000 uniform users, T = 400 runs, base 1: |z| < 4.5 for every configuration, and the
     # sample variance within 4 * sqrt(2 / (T - 1)) = 28% of the closed form.
     v = {"u": H.uniform(4_000, np.random.default_rng(1))}
-    configs = [X.HierAConfig(mu, rule, clip=False) for rule in ("paper", "block") for mu in (1, 2, 5)]
+    configs = [X.HierAConfig(mu, rule, clip=False)
+               for rule in ("paper", "block") for mu in (1, 2, 5)]
     grid = X.mean_grid(v, [1.0], 400, seed=2, configs=configs)
     assert len(grid) == 400 * (len(configs) + 3)
     tab = X.mae_table(grid).merge(X.predicted_grid(v, [1.0], configs=configs),
@@ -66,7 +67,7 @@ def test_broken_configs_are_biased_as_predicted():
     z = (tab.set_index("config")["bias"] - limit) / tab.set_index("config")["bias_se"]
     assert np.all(np.abs(z) < 4.5)
     ok = X.predicted_grid(v, [0.5], configs=[X.HierAConfig(3)])
-    assert np.all(np.abs(ok["limit_bias"]) < 1e-12)                 # baselines and compensated HierA
+    assert np.all(np.abs(ok["limit_bias"]) < 1e-12)  # baselines and compensated HierA
     with pytest.raises(ValueError, match="baselines"):
         X.mean_grid(v, [0.5], 2, seed=0, baselines=("laplace",))
 
@@ -78,7 +79,8 @@ def test_worst_joint_pair_matches_privacy_matrix(base, want):
     assert w["log_ratio"] == pytest.approx(want, abs=1e-4)          # brief errata
     assert w["log_ratio"] == pytest.approx(H.privacy_matrix(L).max(), rel=1e-9)
     assert w["log_ratio"] == pytest.approx(np.log(w["p_x"] / w["p_x_prime"]))
-    assert int(L.level_of(w["x"])) == w["level_x"] and int(L.level_of(w["x_prime"])) == w["level_x_prime"]
+    assert int(L.level_of(w["x"])) == w["level_x"]
+    assert int(L.level_of(w["x_prime"])) == w["level_x_prime"]
     for part in ("level", "value"):
         assert X.worst_joint_pair(L, part)["log_ratio"] == pytest.approx(
             H.privacy_matrix(L, part).max(), rel=1e-9)

@@ -11,13 +11,15 @@ import pandas as pd
 import pytest
 
 from ldp_companion import hiera as H
-from ldp_companion.hiera import comparison, figures, mechanism_checks as mech, reference as ref
-from ldp_companion.hiera import reuse, theorem2, unbiasedness as unb
+from ldp_companion.hiera import comparison, figures, reuse, theorem2
+from ldp_companion.hiera import mechanism_checks as mech
+from ldp_companion.hiera import reference as ref
+from ldp_companion.hiera import unbiasedness as unb
 from ldp_companion.hiera.experiments import dataset_summary
 from ldp_companion.hiera.items import CLAIM_KINDS, CLAIM_REFS
 from ldp_companion.hiera.reconstructions import RECONSTRUCTED
-from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.mechanisms.harmony import discretise, randomized_response
+from ldp_companion.verdicts.ledger import Ledger
 
 matplotlib.use("Agg")
 

@@ -53,12 +53,14 @@ def test_applying_a_mutant_changes_its_target_and_is_undone(mutant):
 def test_the_mutants_break_what_they_say():
     by = {m.name: m for m in MUTANTS}
     with applied(by["graded-laplace-scale-half"]):
-        assert H.GradedLaplace(H.paper_levels(1.0)).scale(1.0) == pytest.approx(1.0)  # 1/ε₅, not 2/ε₅
+        # 1/ε₅, not 2/ε₅
+        assert H.GradedLaplace(H.paper_levels(1.0)).scale(1.0) == pytest.approx(1.0)
     with applied(by["level-budgets-off-by-one"]):
         np.testing.assert_allclose(H.paper_levels(0.5).epsilons, [3.0, 2.5, 2.0, 1.5, 1.0])
     with applied(by["no-compensation"]):
         assert H.pool_plan(5, 3).sum(axis=1).tolist() == [3, 3, 3, 2, 1]
-    # GRR at half the budget keeps level 1 at base 2 (ε₁ = 10) w.p. 1/(1 + 4e^-5), not 1/(1 + 4e^-10)
+    # GRR at half the budget keeps level 1 at base 2 (ε₁ = 10) w.p. 1/(1 + 4e^-5),
+    # not 1/(1 + 4e^-10)
     with applied(by["grr-half-budget"]):
         kept = np.mean(H.grr(np.full(200_000, 1), np.full(200_000, 10.0), 5,
                              np.random.default_rng(3)) == 1)

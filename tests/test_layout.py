@@ -112,7 +112,8 @@ def _sources():
 
 
 def test_no_upward_or_sideways_import_in_the_package():
-    bad = [v for name, source in _sources() for v in violations(name, imported_modules(source, name))]
+    bad = [v for name, source in _sources()
+           for v in violations(name, imported_modules(source, name))]
     assert not bad, "\n".join(bad)
 
 
@@ -138,7 +139,7 @@ def test_every_chapter_has_a_package_a_parameter_spec_and_an_item_list():
     assert sorted(book.PACKAGES) == sorted(stems)
     assert sorted(book.PARAMS) == sorted(stems)
     assert sorted(book.ITEMS) == sorted(stems)
-    for chapter, package in book.PACKAGES.items():
+    for package in book.PACKAGES.values():
         assert package.__doc__, f"{package.__name__} needs a docstring naming its paper"
         folder = Path(package.__file__).parent
         assert (folder / "params.py").exists() and (folder / "items.py").exists()
@@ -171,7 +172,8 @@ def test_the_checker_catches_an_upward_a_sideways_and_a_circular_import():
     root = "from ldp_companion import mechanism_names\n"
     assert violations("ldp_companion.tensor.calibration",
                       imported_modules(root, "ldp_companion.tensor.calibration"))
-    fine = "from ldp_companion.mechanisms.piecewise import PM\nfrom ldp_companion.hiera import grr\n"
+    fine = ("from ldp_companion.mechanisms.piecewise import PM\n"
+            "from ldp_companion.hiera import grr\n")
     assert not violations("ldp_companion.hiera.sgd",
                           imported_modules(fine, "ldp_companion.hiera.sgd"))
     assert not violations("ldp_companion.edition.book",

@@ -8,9 +8,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ldp_companion.verdicts.coverage import normalise_ref
-from ldp_companion.verdicts.ledger import (LEDGER_DIR_ENV, Ledger, findings, load_ledgers,
-                                  section_problems, verdict_changes, verdict_counts,
-                                  verdict_summary, verdict_table_html)
+from ldp_companion.verdicts.ledger import (
+    LEDGER_DIR_ENV,
+    Ledger,
+    findings,
+    load_ledgers,
+    section_problems,
+    verdict_changes,
+    verdict_counts,
+    verdict_summary,
+    verdict_table_html,
+)
 
 REFS = {k: "Lemma 1" for k in "abcde"}
 

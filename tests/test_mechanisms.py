@@ -19,15 +19,27 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from ldp_companion import get_mechanism, mechanism_names
+from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
 from ldp_companion.mechanisms import REGISTRY
 from ldp_companion.mechanisms.base import sample_from_uniform
 from ldp_companion.mechanisms.harmony import Harmony
+from ldp_companion.mechanisms.hybrid import (
+    HM_EPS_STAR,
+    HMTP_EPS_BETA,
+    Mixture,
+    hm_alpha,
+    hm_tp_beta,
+    hm_tp_beta_minimax,
+)
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
-from ldp_companion.mechanisms.hybrid import (HM_EPS_STAR, HMTP_EPS_BETA, Mixture, hm_alpha,
-                                             hm_tp_beta, hm_tp_beta_minimax)
-from ldp_companion.mechanisms.piecewise import (PM, Piecewise, PMOpt, PMSub, pm_opt_t,
-                                                pm_opt_t_ferrari)
+from ldp_companion.mechanisms.piecewise import (
+    PM,
+    Piecewise,
+    PMOpt,
+    PMSub,
+    pm_opt_t,
+    pm_opt_t_ferrari,
+)
 from ldp_companion.mechanisms.three_outputs import EPS_CAP, ThreeOutputs, p00
 
 NAMES = ["laplace", "duchi", "pm", "hm", "three_outputs", "pm_opt", "pm_sub", "hm_tp"]
@@ -276,7 +288,7 @@ def test_lemma4_thresholds_and_p00():
     # Eq. (5) is the minimiser of the worst-case variance over a in [0, E/(E+2)]
     for e in [0.8, 1.0, 1.4, 1.7, 2.0, 3.0]:
         E = math.exp(e)
-        res = optimize.minimize_scalar(lambda a: ThreeOutputs(e, a=a).worst_case_variance(),
+        res = optimize.minimize_scalar(lambda a, e=e: ThreeOutputs(e, a=a).worst_case_variance(),
                                        bounds=(0, E / (E + 2)), method="bounded",
                                        options={"xatol": 1e-12})
         assert ThreeOutputs(e).worst_case_variance() <= res.fun * (1 + 1e-13)
@@ -475,7 +487,8 @@ def test_hm_alpha_is_minimax():
     # brief §2.4: Wang et al.'s alpha minimises the worst-case variance of PM + Duchi
     for eps in [0.4, 0.65, 1.0, 2.0, 5.0]:
         pm, duchi = PM(eps), ThreeOutputs(eps, a=0.0)
-        res = optimize.minimize_scalar(lambda w: Mixture(pm, duchi, w).worst_case_variance(),
+        res = optimize.minimize_scalar(lambda w, pm=pm, duchi=duchi:
+                                       Mixture(pm, duchi, w).worst_case_variance(),
                                        bounds=(0.0, 1.0), method="bounded",
                                        options={"xatol": 1e-12})
         # the optimum sits at a kink of max_x Var (the variance is flat), where the bounded
@@ -633,7 +646,8 @@ def test_not_lowest_finds_where_hm_tp_loses():
     assert main["best"] == "hm" and abs(main["eps_to"] - 1.593) < 0.02
     assert abs(main["max_excess"] - 0.0312) < 5e-4
     last = gaps.iloc[-1]
-    assert last["best"] == "pm_opt" and abs(last["eps_from"] - 5.44) < 0.03 and last["eps_to"] == 8.0
+    assert (last["best"] == "pm_opt" and abs(last["eps_from"] - 5.44) < 0.03
+            and last["eps_to"] == 8.0)
     with pytest.raises(ValueError):
         not_lowest(table, "nope")
 

@@ -9,9 +9,14 @@ import pytest
 from scipy import stats
 
 from ldp_companion import get_mechanism
+from ldp_companion.auditing.montecarlo import (
+    bonferroni_z,
+    estimated_scale,
+    means_match,
+    moment_check,
+    paired_differences,
+)
 from ldp_companion.mechanisms.laplace import Laplace
-from ldp_companion.auditing.montecarlo import (bonferroni_z, estimated_scale, means_match,
-                                      moment_check, paired_differences)
 
 N = 200_000
 XS = [-1.0, 0.0, 0.3, 1.0]

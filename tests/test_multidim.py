@@ -14,14 +14,29 @@ from hypothesis import strategies as st
 
 from ldp_companion import get_mechanism
 from ldp_companion.pm.discretize import discretized
-from ldp_companion.pm.multidim import (DUCHI_MD, LAPLACE_SPLIT, alg6_output_law,
-                                    alg6_privacy_ratio, alg6_privatize, alg6_variance,
-                                    choose_k, duchi_md_constant, duchi_md_law,
-                                    duchi_md_privacy_ratio, duchi_md_privatize, estimate_mean,
-                                    expected_mse, k_rule_argmin, k_rule_objective,
-                                    laplace_split_privatize, lemma13_scale, max_second_moment,
-                                    multidim_names, per_coordinate_variance,
-                                    resolve_mechanism)
+from ldp_companion.pm.multidim import (
+    DUCHI_MD,
+    LAPLACE_SPLIT,
+    alg6_output_law,
+    alg6_privacy_ratio,
+    alg6_privatize,
+    alg6_variance,
+    choose_k,
+    duchi_md_constant,
+    duchi_md_law,
+    duchi_md_privacy_ratio,
+    duchi_md_privatize,
+    estimate_mean,
+    expected_mse,
+    k_rule_argmin,
+    k_rule_objective,
+    laplace_split_privatize,
+    lemma13_scale,
+    max_second_moment,
+    multidim_names,
+    per_coordinate_variance,
+    resolve_mechanism,
+)
 from ldp_companion.pm.synthetic import gaussian
 
 PROPOSED = ["pm_sub", "three_outputs", "hm_tp"]

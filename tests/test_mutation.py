@@ -6,10 +6,9 @@ import importlib
 import json
 import sys
 
-import numpy as np
 import pytest
-
 from conftest import TOY_PAGE
+
 from ldp_companion.execution import runner
 from ldp_companion.mechanisms.laplace import Laplace
 from ldp_companion.verdicts.mutation import Mutant, applied, negated, prelude, scaled
@@ -20,8 +19,8 @@ mutants_harness = importlib.import_module("mutants")
 
 def test_a_property_mutant_changes_the_mechanism_and_is_undone():
     mech = Laplace(1.0)
-    half = Mutant("laplace-half", "Laplace scale halved", "ldp_companion.mechanisms.laplace:Laplace.scale",
-                  scaled(0.5))
+    half = Mutant("laplace-half", "Laplace scale halved",
+                  "ldp_companion.mechanisms.laplace:Laplace.scale", scaled(0.5))
     with applied(half):
         assert mech.scale == pytest.approx(1.0)
         assert mech.worst_case_variance() == pytest.approx(2.0)

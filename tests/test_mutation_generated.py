@@ -9,10 +9,10 @@ import sys
 import textwrap
 
 import pytest
-
-from ldp_companion.verdicts import mutation_generated as mg
 from conftest import TOY_PAGE
+
 from ldp_companion.execution import runner
+from ldp_companion.verdicts import mutation_generated as mg
 
 sys.path.insert(0, str(runner.REPO / "benchmarks"))
 mutants_harness = importlib.import_module("mutants")
@@ -220,3 +220,27 @@ def test_a_rerun_replaces_the_rows_of_its_mutants_and_the_summary_says_so(tmp_pa
     assert "1 of them were run again on" in mg.generated_summary(path)
     with pytest.raises(ValueError, match="not in the record"):
         mutants_harness._rewrite_rows(path, [{**row, "id": "ldp_companion.hiera.z:1:0:x2"}])
+
+
+def stale_ids(ids) -> list[str]:
+    """The generated-mutant ids among ``ids`` that name no site of today's source (a line moved
+    since the record was made: the page would point at the wrong line)."""
+    current: dict[str, set] = {}
+    out = []
+    for mutant_id in ids:
+        module = mutant_id.rsplit(":", 3)[0]
+        if module not in current:
+            current[module] = set(mg.mutant_ids(mg.sites(module)))
+        if mutant_id not in current[module]:
+            out.append(mutant_id)
+    return out
+
+
+def test_recorded_ids_name_sites_of_todays_source():
+    """A formatting change that moves lines must carry the records' ids along (the Verdicts
+    page links each row to its line; WHY_MISSED is keyed by id)."""
+    ids = set(mg.WHY_MISSED)
+    for path in (mg.GENERATED_RESULTS, mg.GENERATED_DEFAULT):
+        ids |= {row["id"] for row in json.loads(path.read_text())["mutants"]}
+    assert not stale_ids(sorted(ids))
+    assert stale_ids(["ldp_companion.hiera.data:9999:0:x2"])

@@ -11,7 +11,6 @@ import venv
 from pathlib import Path
 
 import pytest
-
 from conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,7 +23,8 @@ def _version() -> str:
 
 def test_rerun_page_links_the_files_of_this_version():
     page = (REPO / "book" / "rerun.md").read_text()
-    for name in (f"ldp_companion-{_version()}-py3-none-any.whl", f"ldp_companion-{_version()}.tar.gz"):
+    for name in (f"ldp_companion-{_version()}-py3-none-any.whl",
+                 f"ldp_companion-{_version()}.tar.gz"):
         assert f"<../../_build/package/{name}>" in page, name
 
 
@@ -48,10 +48,12 @@ def test_wheel_from_the_site_runs_a_downloaded_notebook(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     python = str(env / "bin" / "python")
-    where = subprocess.check_output([python, "-c", "import ldp_companion; print(ldp_companion.__file__)"],
+    where = subprocess.check_output([python, "-c",
+                                     "import ldp_companion; print(ldp_companion.__file__)"],
                                     cwd=work, text=True).strip()
     assert where.startswith(str(fresh_site)), where
-    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LDP_COMPANION_LEDGER_DIR")}
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("PYTHONPATH", "LDP_COMPANION_LEDGER_DIR")}
     done = subprocess.run([python, "-m", "papermill", str(notebook), "out.ipynb", "-k", "python3",
                            "-p", "profile", "smoke", "--no-progress-bar"],
                           cwd=work, env=clean, capture_output=True, text=True, timeout=300)

@@ -48,6 +48,7 @@ def test_within_margin_gives_three_way_verdicts():
     # the mutant: measuring on the wrong side calls a large negative difference "inside"
     wrong_side = 0.1 - apart[1]  # margin - d whatever the sign of the mean
     assert ledger.difference("m", "s", wrong_side[None], ref="Fig. 1").verdict == "holds"
-    assert ledger.difference("r", "s", within_margin(apart[1:2], 0.1), ref="Fig. 1").verdict == "fails"
+    assert ledger.difference("r", "s", within_margin(apart[1:2], 0.1),
+                             ref="Fig. 1").verdict == "fails"
     with pytest.raises(ValueError, match="margin"):
         within_margin(equal, 0.0)

@@ -169,13 +169,12 @@ def test_chapter_runs_the_paper_networks_where_their_files_are(tmp_path, monkeyp
     """Chapter 1 at smoke with CIFAR-10 and MobileNetV2 stand-ins beside the real offline
     files: Types I-II run on them and Figs. 1-2's levels get computed verdicts; Fig. 3's
     files are missing, so its claim says which."""
+    from conftest import skip_or_fail
     from fake_assets import write_cifar, write_mobilenet
 
-    from ldp_companion.execution import runner
     from ldp_companion.data.datasets import cache_dir
+    from ldp_companion.execution import runner
     from ldp_companion.verdicts.ledger import load_ledgers
-
-    from conftest import skip_or_fail
 
     real = cache_dir()
     if not (real / "MNIST").is_dir():

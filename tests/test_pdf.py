@@ -12,8 +12,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
 from conftest import skip_or_fail
+
 from ldp_companion.edition import pdf_edition
 from ldp_companion.execution import runner
 

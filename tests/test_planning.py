@@ -6,15 +6,14 @@ import json
 import math
 
 import pytest
+from test_grid import CELLS, mean_error
 
+from ldp_companion.__main__ import main
 from ldp_companion.edition import planning
 from ldp_companion.execution import grid, profiles
 from ldp_companion.verdicts import run_records
-from ldp_companion.__main__ import main
 from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV
 from ldp_companion.verdicts.run_records import CHAPTER_ENV
-
-from test_grid import CELLS, mean_error
 
 
 def test_work_of_a_parameter_value():
@@ -163,7 +162,6 @@ def test_a_real_kernel_notes_reads_and_grids_under_the_cell_that_ran_them(tmp_pa
         "out = run_grid(lambda a, rng: (time.sleep(2.5), a)[1], [{'a': 1}], 0, n_jobs=1)\n"
         "time.sleep(0.2)\n```\n")
     from ldp_companion.execution import runner
-
     from ldp_companion.execution.grid_store import STORE_ENV
 
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "outer"))

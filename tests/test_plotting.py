@@ -6,14 +6,14 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import to_hex
 
-from ldp_companion import mechanism_names  # noqa: E402
-from matplotlib.colors import to_hex  # noqa: E402
-from ldp_companion.page.plotting import MECHANISM_COLORS, color, label, plot_vs_epsilon, use_style  # noqa: E402
+from ldp_companion import mechanism_names
+from ldp_companion.page.plotting import MECHANISM_COLORS, color, label, plot_vs_epsilon, use_style
 
 
 def test_plot_vs_epsilon_lines_and_bands(tmp_path):
@@ -78,7 +78,8 @@ def test_epsilon_axis_thins_crowded_labels_and_plain_log_y():
     assert all(b / a >= 1.45 for a, b in zip(shown, shown[1:])) and 2.0 in shown
     plain_log_y(ax)
     fig.canvas.draw()
-    assert ax.get_yscale() == "log" and "×" not in "".join(t.get_text() for t in ax.get_yticklabels())
+    assert ax.get_yscale() == "log"
+    assert "×" not in "".join(t.get_text() for t in ax.get_yticklabels())
     assert marker("pm") == "^" and marker("unknown") == "o"
     plt.close(fig)
 
@@ -139,7 +140,8 @@ def test_show_refuses_tex_missing_alt_and_small_text(monkeypatch):
         with pytest.raises(ValueError, match=match):
             _show(monkeypatch, fig, **kw)
         plt.close("all")
-    # a 14-inch figure (11.4 in once cropped) is scaled by 0.6 on the page: 11-pt ticks fall to 6.9 pt
+    # a 14-inch figure (11.4 in once cropped) is scaled by 0.6 on the page: 11-pt ticks fall
+    # to 6.9 pt
     use_style()
     fig, ax = plt.subplots(figsize=(14, 3))
     ax.plot([1, 2], [1, 2])
@@ -216,7 +218,8 @@ def test_palette_check_fails_on_the_old_colours_that_collapse_for_colour_blind_r
 
     old = {"PM": "#2ca02c", "HM": "#d62728"}
     assert closest_pair(old)[0] < MIN_CVD_DISTANCE
-    assert cvd_distance("#2ca02c", "#d62728") < MIN_CVD_DISTANCE < cvd_distance("#000000", "#ffffff")
+    assert (cvd_distance("#2ca02c", "#d62728") < MIN_CVD_DISTANCE
+            < cvd_distance("#000000", "#ffffff"))
     entries = {k: {"color": v, "marker": "o", "dash": "-"} for k, v in old.items()}
     assert len(cvd_clashes(entries)) == 1
     # one colour on purpose, told apart by the marker: no clash; the same look: a clash
@@ -261,7 +264,8 @@ def test_epsilon_axis_labels_powers_of_ten_first_and_never_in_e_notation():
     assert {"1", "10", "100", "1000", "10⁵", "10⁶"} <= set(shown)
     assert "30" not in shown and "8" not in shown  # too close to a labelled decade
     assert not any("e+" in t for t in shown)
-    assert [tick_text(v) for v in (0.5, 3000, 1e4, 3e5, 1e-4)] == ["0.5", "3000", "10⁴", "3×10⁵", "10⁻⁴"]
+    assert ([tick_text(v) for v in (0.5, 3000, 1e4, 3e5, 1e-4)]
+            == ["0.5", "3000", "10⁴", "3×10⁵", "10⁻⁴"])
     plt.close(fig)
 
 
@@ -269,8 +273,8 @@ def test_figures_and_tables_are_numbered_per_chapter(monkeypatch):
     import pandas as pd
 
     from ldp_companion.page import numbering
-    from ldp_companion.verdicts import run_records
     from ldp_companion.page.tables import show_table
+    from ldp_companion.verdicts import run_records
 
     monkeypatch.setattr(numbering, "_COUNTERS", {})
     monkeypatch.setenv(run_records.CHAPTER_ENV, "03-pm-three-outputs")
@@ -333,8 +337,8 @@ def test_error_bar_curves_are_told_apart_by_their_data_line(monkeypatch):
     facts, _ = _show(monkeypatch, fig)
     assert facts["cvd_clashes"] == [] and facts["legend_styles"]["B"]["marker"] == "x"
     fig, ax = plt.subplots(figsize=(4, 3))
-    for label in ("A", "B"):
-        ax.errorbar([1, 2], [1, 2], yerr=[0.1, 0.1], marker="s", color="#0077bb", label=label)
+    for name in ("A", "B"):
+        ax.errorbar([1, 2], [1, 2], yerr=[0.1, 0.1], marker="s", color="#0077bb", label=name)
     ax.legend()
     facts, _ = _show(monkeypatch, fig)
     assert len(facts["cvd_clashes"]) == 1

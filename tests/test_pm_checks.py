@@ -8,18 +8,23 @@ import pytest
 from scipy import integrate
 
 from ldp_companion import get_mechanism
-from ldp_companion.verdicts.ledger import Ledger
-from ldp_companion.mechanisms.piecewise import Piecewise, pm_opt_t
 from ldp_companion.auditing.montecarlo import bonferroni_z
-from ldp_companion.verdicts.mutation import applied
-from ldp_companion.verdicts.paired import within_margin
+from ldp_companion.mechanisms.piecewise import Piecewise, pm_opt_t
 from ldp_companion.pm import theory as T
-from ldp_companion.pm.experiments import (LearningTask, check_data, first_group_gradients,
-                                          lemma13_errors, lemma13_growth, lemma13_slopes,
-                                          server_mean_check)
+from ldp_companion.pm.experiments import (
+    LearningTask,
+    check_data,
+    first_group_gradients,
+    lemma13_errors,
+    lemma13_growth,
+    lemma13_slopes,
+    server_mean_check,
+)
 from ldp_companion.pm.fedsgd import server_mean
 from ldp_companion.pm.mutants import MUTANTS
-
+from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.verdicts.mutation import applied
+from ldp_companion.verdicts.paired import within_margin
 
 # --------------------------------------------------------------------------- Fig. 4, Eq. (26b)
 

@@ -9,22 +9,21 @@ import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from ldp_companion import get_mechanism  # noqa: E402
-from ldp_companion.verdicts.ledger import Ledger  # noqa: E402
-from ldp_companion.mechanisms.compare import not_lowest, worst_case_table  # noqa: E402
-from ldp_companion.pm import discretization_checks as dc  # noqa: E402
-from ldp_companion.pm import fedsgd_checks as fc  # noqa: E402
-from ldp_companion.pm import figures  # noqa: E402
-from ldp_companion.pm import lemma_checks as lc  # noqa: E402
-from ldp_companion.pm import mean_checks as mean  # noqa: E402
-from ldp_companion.pm import mechanism_checks as mc  # noqa: E402
-from ldp_companion.pm import multiattribute_checks as mac  # noqa: E402
-from ldp_companion.pm import references as refs  # noqa: E402
-from ldp_companion.pm import worst_case as wcc  # noqa: E402
-from ldp_companion.pm.items import CLAIM_REFS  # noqa: E402
-from ldp_companion.page.tables import raw_labels  # noqa: E402
+from ldp_companion.mechanisms.compare import not_lowest, worst_case_table
+from ldp_companion.page.tables import raw_labels
+from ldp_companion.pm import discretization_checks as dc
+from ldp_companion.pm import fedsgd_checks as fc
+from ldp_companion.pm import figures
+from ldp_companion.pm import lemma_checks as lc
+from ldp_companion.pm import mean_checks as mean
+from ldp_companion.pm import mechanism_checks as mc
+from ldp_companion.pm import multiattribute_checks as mac
+from ldp_companion.pm import references as refs
+from ldp_companion.pm import worst_case as wcc
+from ldp_companion.pm.items import CLAIM_REFS
+from ldp_companion.verdicts.ledger import Ledger
 
 
 def _ledger():

@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_companion.pm.experiments import (LearningTask, MeanTask, fedsgd_grid,
-                                                mean_estimation_grid)
+from ldp_companion.pm.experiments import LearningTask, MeanTask, fedsgd_grid, mean_estimation_grid
 from ldp_companion.pm.synthetic import classification_task, gaussian
 
 
@@ -17,7 +16,8 @@ def test_mean_estimation_grid_matches_the_analytic_mse():
     df = mean_estimation_grid([task], {"PM-SUB": "pm_sub", "Duchi-md": "duchi_md"}, [1.0, 4.0],
                               runs=200, seed=3)
     assert len(df) == 2 * 2 * 200
-    cell = df.groupby(["mechanism", "epsilon"]).agg(mse=("mse", "mean"), exp=("expected_mse", "first"))
+    cell = df.groupby(["mechanism", "epsilon"]).agg(mse=("mse", "mean"),
+                                                    exp=("expected_mse", "first"))
     np.testing.assert_allclose(cell["mse"], cell["exp"], rtol=0.15)
 
 

@@ -12,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from ldp_companion.pm import theory as T
 from ldp_companion.mechanisms.hybrid import HM
 from ldp_companion.mechanisms.three_outputs import EPS_CAP, ThreeOutputs, p00
+from ldp_companion.pm import theory as T
 
 LN2 = math.log(2.0)
 

@@ -45,7 +45,7 @@ def test_spec_must_cover_every_profile():
 
 def test_unknown_attribute():
     with pytest.raises(AttributeError, match="known: n"):
-        resolve("smoke", SPEC).m
+        _ = resolve("smoke", SPEC).m
 
 
 def test_a_chapter_without_its_extra_says_in_one_line_what_to_install(monkeypatch):
@@ -66,8 +66,8 @@ def test_a_chapter_without_its_extra_says_in_one_line_what_to_install(monkeypatc
 
 
 def test_the_command_line_records_every_value_a_run_used():
-    from ldp_companion.edition import book
     from ldp_companion.__main__ import _resolved
+    from ldp_companion.edition import book
 
     got = _resolved("05-hiera", {"profile": "default", "seed": 0})
     assert got["profile"] == "default" and got["seed"] == 0

@@ -9,8 +9,12 @@ import pytest
 
 from ldp_companion.edition import book
 from ldp_companion.execution import runner
-from ldp_companion.verdicts.prose import (typed_numbers, typed_numbers_in_code, typed_numbers_in_package,
-                                 typed_numbers_in_text)
+from ldp_companion.verdicts.prose import (
+    typed_numbers,
+    typed_numbers_in_code,
+    typed_numbers_in_package,
+    typed_numbers_in_text,
+)
 
 PAGE = """---
 jupytext: {}

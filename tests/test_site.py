@@ -6,15 +6,13 @@ fails under CI=true. Screenshots go to ``_build/screenshots/``.
 from __future__ import annotations
 
 import functools
-import re
 import http.server
-import shutil
+import re
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from conftest import skip_or_fail
 
 pytestmark = pytest.mark.browser
@@ -218,9 +216,9 @@ def figure_problems(figures: list[dict]) -> list[str]:
     """What a reader would trip over: no alt text (or the file path as alt), no click to enlarge,
     text below plotting.MIN_TEXT_PT at page width, a mechanism in a colour not its own, two
     curves a colour-blind reader cannot tell apart (plotting.cvd_clashes, stored by show)."""
-    from ldp_companion.page.plotting import MECHANISM_COLORS, MECHANISM_LABELS, MIN_TEXT_PT
-
     from matplotlib.colors import to_hex
+
+    from ldp_companion.page.plotting import MECHANISM_COLORS, MECHANISM_LABELS, MIN_TEXT_PT
 
     colour_of = {MECHANISM_LABELS[n]: to_hex(c) for n, c in MECHANISM_COLORS.items()
                  if n in MECHANISM_LABELS}
@@ -239,7 +237,8 @@ def figure_problems(figures: list[dict]) -> list[str]:
                             f"{f['facts']['min_text_pt']} pt")
         for text, hex_colour in f["facts"]["legend"].items():
             if text in colour_of and hex_colour != colour_of[text]:
-                problems.append(f"{name}: {text} drawn in {hex_colour}, its colour is {colour_of[text]}")
+                problems.append(f"{name}: {text} drawn in {hex_colour}, its colour is "
+                                f"{colour_of[text]}")
         if "cvd_clashes" not in f["facts"]:
             problems.append(f"{name}: drawn before the colour-blind check (rebuild the book)")
         problems += [f"{name}: {clash}" for clash in f["facts"].get("cvd_clashes", [])]

@@ -14,17 +14,17 @@ import pandas as pd
 import pytest
 import sympy
 
-from ldp_companion.edition import book
-from ldp_companion.verdicts.coverage import normalise_ref
-from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.auditing.montecarlo import estimated_scale
-from ldp_companion.verdicts.mutation import Mutant, applied, scaled
-from ldp_companion.verdicts.paired import within_margin
+from ldp_companion.edition import book
 from ldp_companion.spof import experiments as ex
 from ldp_companion.spof import items, privacy, reconstructions, sensitivity, taylor, train
 from ldp_companion.spof.mutants import MUTANTS
 from ldp_companion.spof.params import PARAMS
 from ldp_companion.spof.train import Setup
+from ldp_companion.verdicts.coverage import normalise_ref
+from ldp_companion.verdicts.ledger import Ledger
+from ldp_companion.verdicts.mutation import Mutant, applied, scaled
+from ldp_companion.verdicts.paired import within_margin
 
 N, L, C = 14, 7, 4.0
 MUTANT = {m.name: m for m in MUTANTS}

@@ -13,13 +13,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion.verdicts.ledger import Ledger
-from ldp_companion.spof import (accuracy_claims, complexity, cost_claims, figures,
-                                noisy_claims, privacy_claims, sensitivity_claims, tables,
-                                taylor, taylor_claims)
+from ldp_companion.spof import (
+    accuracy_claims,
+    complexity,
+    cost_claims,
+    figures,
+    noisy_claims,
+    privacy_claims,
+    sensitivity_claims,
+    tables,
+    taylor,
+    taylor_claims,
+)
 from ldp_companion.spof import experiments as ex
 from ldp_companion.spof.items import CLAIM_KINDS, CLAIM_REFS
 from ldp_companion.spof.train import Setup
+from ldp_companion.verdicts.ledger import Ledger
 
 N, L = 14, 7
 

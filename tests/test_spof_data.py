@@ -13,15 +13,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import skip_or_fail
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy.special import ndtri
 from scipy.stats import rankdata
 
 from ldp_companion.data import datasets
 from ldp_companion.spof import data as D
-
-from conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("LDP_COMPANION_DATA") or REPO.parent / "shared" / "data")

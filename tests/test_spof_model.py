@@ -117,7 +117,10 @@ def test_init_is_pytorch_uniform_and_validated():
 
 # --- each method's step ----------------------------------------------------------------
 
-def _ctx(method, eps=1.0, noisy_=False, setup=Setup(), c=0.0, seed=3, sigma_mult=None):
+_SETUP = Setup()
+
+
+def _ctx(method, eps=1.0, noisy_=False, setup=_SETUP, c=0.0, seed=3, sigma_mult=None):
     return train._Context(setup, method, noisy_, torch.full((2, 1, 1), eps, dtype=torch.float64),
                           5, c, sigma_mult, torch.Generator().manual_seed(seed))
 

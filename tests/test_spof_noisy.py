@@ -15,7 +15,8 @@ import mpmath
 import numpy as np
 import pytest
 from conftest import assert_printed, assert_sig
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate, special
 
 from ldp_companion.spof import noisy as N
@@ -270,7 +271,7 @@ def test_densities_integrate_to_one(h, st_):
     for pdf, cdf, upper in ((N.fx_pdf_exact, N.fx_cdf_exact, 1 / h if h else np.inf),
                             (N.fx_pdf_paper, N.fx_cdf_paper, (1 + h) / h if h else np.inf)):
         # integrate in D-space-like coordinates: split at 1 for accuracy
-        total = sum(integrate.quad(lambda t: float(pdf(t, h, st_)), a, b_, limit=400)[0]
+        total = sum(integrate.quad(lambda t, pdf=pdf: float(pdf(t, h, st_)), a, b_, limit=400)[0]
                     for a, b_ in ((0, 1), (1, upper)))
         assert total == pytest.approx(1.0, abs=1e-7)
         hi = upper if np.isfinite(upper) else 50.0

@@ -15,9 +15,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import assert_printed, assert_sig
 import sympy
-from hypothesis import given, settings, strategies as st
+from conftest import assert_printed, assert_sig
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from ldp_companion.spof import complexity as K
@@ -142,7 +143,7 @@ def test_bce_identity_and_its_derivatives():
 def check_polynomial_is_taylor(variant):
     """The polynomial's value, slope and curvature at 0 are the loss's (finite differences)."""
     for x in (0.0, 0.3, 1.0):
-        loss, poly = (lambda t: T.bce(x, t)), (lambda t: T.polynomial(x, t, variant))
+        loss, poly = (lambda t, x=x: T.bce(x, t)), (lambda t, x=x: T.polynomial(x, t, variant))
         assert poly(0.0) == pytest.approx(loss(0.0), abs=1e-12)
         assert fd1(poly, 0.0) == pytest.approx(fd1(loss, 0.0), abs=1e-8)
         assert fd2(poly, 0.0) == pytest.approx(fd2(loss, 0.0), abs=1e-6)
@@ -711,7 +712,9 @@ def test_shared_noise_reveals_x(variant):
 
 @pytest.mark.parametrize("variant", ["paper", "exact"])
 def test_independent_noise_does_not_allow_reconstruction(variant):
-    independent = lambda x, s, rng, v: P.sample_release(x, s, rng, v, shared=False)  # noqa
+    def independent(x, s, rng, v):
+        return P.sample_release(x, s, rng, v, shared=False)
+
     with pytest.raises(AssertionError):
         check_reconstruction(independent, variant)
     assert P.shared_draw_leak(np.full(N, 0.3), 14.85, np.random.default_rng(SEED), variant,

@@ -8,9 +8,14 @@ import pytest
 
 from ldp_companion import get_mechanism
 from ldp_companion import hiera as H
+from ldp_companion.execution.streaming import (
+    ScalarSummary,
+    iter_blocks,
+    simulate_mean,
+    stream_mean,
+    uniform_users,
+)
 from ldp_companion.hiera.streaming import HierASummary
-from ldp_companion.execution.streaming import (ScalarSummary, iter_blocks, simulate_mean, stream_mean,
-                                     uniform_users)
 
 pytestmark = pytest.mark.determinism  # .ci/run runs these again at one BLAS thread
 
@@ -60,7 +65,8 @@ def test_hiera_stream_adds_counts_and_is_unbiased():
     levels = H.paper_levels(1.0)
     summary = HierASummary(levels, mu=2)
     v = np.random.default_rng(6).uniform(-1, 1, 300_000)
-    parts = [summary.block(b, np.random.default_rng(i)) for i, b in enumerate(iter_blocks(v, 70_000))]
+    parts = [summary.block(b, np.random.default_rng(i))
+             for i, b in enumerate(iter_blocks(v, 70_000))]
     total = np.sum(parts, axis=0)
     assert total[0] == v.size and total[2:].sum() == v.size  # every user reports once
     est = simulate_mean(summary, 2_000_000, seed=7, block=250_000, n_jobs=1)

@@ -7,13 +7,20 @@ import nbformat
 import numpy as np
 import pytest
 
-from ldp_companion.edition import book
-from ldp_companion.execution import runner
 from ldp_companion.__main__ import main
-from ldp_companion.page.exercises import KINDS, Between, ExerciseSet
+from ldp_companion.edition import book
 from ldp_companion.edition.sphinx_exercises import chapter_prefix, renumber
-from ldp_companion.edition.student import (SCAFFOLD, SELF_CHECK, answer_strings, edition, grade,
-                                   leaks, split_solutions)
+from ldp_companion.edition.student import (
+    SCAFFOLD,
+    SELF_CHECK,
+    answer_strings,
+    edition,
+    grade,
+    leaks,
+    split_solutions,
+)
+from ldp_companion.execution import runner
+from ldp_companion.page.exercises import KINDS, Between, ExerciseSet
 
 CHAPTERS = runner.chapters()
 
@@ -162,7 +169,8 @@ def test_leak_check_catches_a_left_solution_line_and_a_printed_answer(tmp_path):
     assert any("solution line" in f for f in leaks(leaky, removed, answers))
     page = _page(tmp_path).read_text()  # a line the page also has outside its solution
     reused = nbformat.from_dict(nb)
-    reused.cells.append(nbformat.v4.new_code_cell("root = 2 ** 0.5  # the solution cell of the demo page"))
+    reused.cells.append(
+        nbformat.v4.new_code_cell("root = 2 ** 0.5  # the solution cell of the demo page"))
     assert not leaks(reused, removed, answers, page + "\n" + reused.cells[-1].source)
     assert leaks(reused, removed, answers, page)
     printed = nbformat.from_dict(nb)
@@ -256,8 +264,9 @@ def test_student_edition_needs_nothing_a_solution_defines(source):
 
 def test_solution_name_check_fails_when_a_kept_cell_reads_a_solution_variable(tmp_path):
     page = (":::{exercise}\n:label: x-ex\nQ\n:::\n\n```{code-cell} ipython3\nanswer = ...\n```\n\n"
-            ":::{solution-start} x-ex\n:::\n\n```{code-cell} ipython3\nhelper = 2\nanswer = helper\n"
-            "```\n\n:::{solution-end}\n:::\n\n```{code-cell} ipython3\nprint(helper)\n```\n")
+            ":::{solution-start} x-ex\n:::\n\n```{code-cell} ipython3\nhelper = 2\n"
+            "answer = helper\n```\n\n:::{solution-end}\n:::\n\n```{code-cell} ipython3\n"
+            "print(helper)\n```\n")
     path = tmp_path / "X-x.md"
     path.write_text(page)
     assert solution_only_names_used(path) == ["helper"]
@@ -319,7 +328,8 @@ def test_cli_writes_both_editions(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-_MYST = re.compile(r"^:{3,}\{|\{(?:ref|numref|cite|cite:t|cite:p|glue:text|glue|abbr|prf:ref|doc)\}`"
+_MYST = re.compile(r"^:{3,}\{"
+                   r"|\{(?:ref|numref|cite|cite:t|cite:p|glue:text|glue|abbr|prf:ref|doc)\}`"
                    r"|^\([\w.-]+\)=\s*$|^`{3,}\{glue", re.M)
 
 

@@ -11,9 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ldp_companion.tensor import (MECHANISMS, draw_noise, gaussian_mechanism, gaussian_sigma,
-                                  idn_sigma, laplace_mechanism, mvg_budget, mvg_iid_sigma,
-                                  mvg_mechanism, zeta)
+from ldp_companion.tensor import (
+    MECHANISMS,
+    draw_noise,
+    gaussian_mechanism,
+    gaussian_sigma,
+    idn_sigma,
+    laplace_mechanism,
+    mvg_budget,
+    mvg_iid_sigma,
+    mvg_mechanism,
+    zeta,
+)
 from ldp_companion.tensor.calibration import gaussian_delta, harmonic, idn_c
 
 MNIST = (28, 28)

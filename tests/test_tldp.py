@@ -19,7 +19,6 @@ from ldp_companion.tldp import algorithm as alg
 from ldp_companion.tldp import error, privacy
 from ldp_companion.tldp.mechanisms import NAMES, perturb
 
-
 # --- Alg. 1: the retaining probability ---------------------------------------------------
 
 @pytest.mark.parametrize("size, delta_range, eps, noise, ref, tol", [

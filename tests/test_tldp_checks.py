@@ -8,14 +8,14 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import assert_sig
+
 from ldp_companion.auditing.audit import empirical_audit
-from ldp_companion.verdicts.mutation import applied
 from ldp_companion.tensor.calibration import idn_c, mvg_budget
 from ldp_companion.tldp import algorithm as alg
 from ldp_companion.tldp import error, mechanisms, privacy
 from ldp_companion.tldp.mutants import MUTANTS
+from ldp_companion.verdicts.mutation import applied
 
 MUTANT = {m.name: m for m in MUTANTS}
 

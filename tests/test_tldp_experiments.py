@@ -19,14 +19,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from conftest import skip_or_fail
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ldp_companion.neural import device as D
 from ldp_companion.tldp import data as TD
 from ldp_companion.tldp import experiments as X
 from ldp_companion.tldp import mechanisms as M
-
-from conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("LDP_COMPANION_DATA") or REPO.parent / "shared" / "data")
@@ -235,8 +235,8 @@ def test_stacked_runs_equal_separate_fit_classifier_runs(sizes, activation):
     # with its own data and its own generator (bit for bit on this machine; rounding allowed).
     # (64, 16, 4): W₁ and W₂ fill whole vector steps (one Adam tensor per stack), the biases
     # do not (updated run by run); (20, 4): no stack does.
-    from ldp_companion.tldp.stacked import fit_stacked, stacked_logits, stacked_mlp
     from ldp_companion.neural.training import fit_classifier
+    from ldp_companion.tldp.stacked import fit_stacked, stacked_logits, stacked_mlp
 
     runs, n = 3, 150                                 # 150 = 9 batches of 16 and one of 6
     rng = np.random.default_rng(1)

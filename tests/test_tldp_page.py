@@ -14,12 +14,12 @@ import pytest
 
 matplotlib.use("Agg")
 
-from ldp_companion.verdicts.ledger import Ledger  # noqa: E402
-from ldp_companion.tldp import algorithm as alg  # noqa: E402
-from ldp_companion.tldp import analysis as an  # noqa: E402
-from ldp_companion.tldp import checks, claims, error, figures, privacy, views  # noqa: E402
-from ldp_companion.tldp import experiment_claims as fig_claims  # noqa: E402
-from ldp_companion.tldp.items import CLAIM_KINDS, CLAIM_REFS  # noqa: E402
+from ldp_companion.tldp import algorithm as alg
+from ldp_companion.tldp import analysis as an
+from ldp_companion.tldp import checks, claims, error, figures, privacy, views
+from ldp_companion.tldp import experiment_claims as fig_claims
+from ldp_companion.tldp.items import CLAIM_KINDS, CLAIM_REFS
+from ldp_companion.verdicts.ledger import Ledger
 
 
 def _ledger():

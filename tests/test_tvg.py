@@ -14,8 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import multivariate_normal
 
-from ldp_companion.tensor.algebra import (fold, inner, kolda_column, kron_covariance,
-                                          mode_product, multi_mode_product, unfold, vec)
+from ldp_companion.tensor.algebra import (
+    fold,
+    inner,
+    kolda_column,
+    kron_covariance,
+    mode_product,
+    multi_mode_product,
+    unfold,
+    vec,
+)
 from ldp_companion.tensor.calibration import gaussian_epsilon
 from ldp_companion.tensor.variate import check_covariance, sample_tvg, tvg_logpdf
 from ldp_companion.tvg import bounds, covariance, noise, optimal, privacy, release

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
+from ldp_companion.tvg import audits, bounds, noise, privacy, reference, release, settings
 from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.verdicts.mutation import Mutant, applied, scaled
-from ldp_companion.tvg import audits, bounds, noise, privacy, reference, release, settings
 
 DELTA = 1e-5
 MNIST = (256, 16, 5, 5)

@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import skip_or_fail
 
 from ldp_companion.neural import device as D
 from ldp_companion.tvg import experiments as X
-
-from conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("LDP_COMPANION_DATA") or REPO.parent / "shared" / "data")

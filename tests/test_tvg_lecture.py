@@ -10,13 +10,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ldp_companion.verdicts.ledger import Ledger
 from ldp_companion.page.tables import raw_labels
-from ldp_companion.tvg import (alg1_checks, algebra_checks, bounds, covariance, figure_claims,
-                               figures, noise, release, results, setting_tables, table4)
+from ldp_companion.tvg import (
+    alg1_checks,
+    algebra_checks,
+    bounds,
+    covariance,
+    figure_claims,
+    figures,
+    noise,
+    release,
+    results,
+    setting_tables,
+    table4,
+)
 from ldp_companion.tvg import calibration_checks as cal
 from ldp_companion.tvg import theorem_checks as thm
 from ldp_companion.tvg.items import CLAIM_KINDS, CLAIM_REFS
+from ldp_companion.verdicts.ledger import Ledger
 
 matplotlib.use("Agg")
 DELTA = 1e-5

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_companion.verdicts.mutation import applied
 from ldp_companion.tensor import calibration
 from ldp_companion.tvg import bounds, noise, optimal, release
 from ldp_companion.tvg.mutants import MUTANTS
+from ldp_companion.verdicts.mutation import applied
 
 BY_NAME = {m.name: m for m in MUTANTS}
 P = np.array([4.0, 1.0, 0.25, 9.0])

@@ -52,8 +52,11 @@ def test_bilstm_gives_150_features_in_the_value_range(assets):
 @pytest.mark.parametrize("kind", ["II", "III"])
 def test_paper_grid_runs_every_task_on_the_stand_ins_and_repeats_exactly(assets, kind):
     mechanisms = ["none", "idn", "mvg"]
-    run = lambda: paper.paper_grid(kind, list(paper.TASKS), mechanisms, [1e4], 1, 3,
-                                   epochs=1, head_epochs=1, n_jobs=1)
+
+    def run():
+        return paper.paper_grid(kind, list(paper.TASKS), mechanisms, [1e4], 1, 3,
+                                epochs=1, head_epochs=1, n_jobs=1)
+
     frame = run()
     assert len(frame) == len(paper.TASKS) * len(mechanisms)
     assert frame["accuracy"].between(0, 1).all() and frame["clean_accuracy"].between(0, 1).all()
@@ -106,8 +109,8 @@ def test_chapter_checks_the_paper_networks_where_their_files_are(tmp_path, monke
     from conftest import skip_or_fail
     from fake_assets import write_adult, write_credit, write_glove, write_imdb, write_svhn
 
-    from ldp_companion.execution import runner
     from ldp_companion.data.datasets import cache_dir
+    from ldp_companion.execution import runner
     from ldp_companion.verdicts.ledger import load_ledgers
 
     real = cache_dir()

@@ -125,8 +125,10 @@ def test_noise_per_mechanism_follows_the_papers_order(assets):
 
 
 def test_grid_runs_every_task_on_the_stand_ins_and_repeats_exactly(assets):
-    run = lambda: paper_sgd.type1_paper_grid(list(paper_sgd.TASKS), ["none", "idn"], [1e4], 1,
-                                             3, epochs=1, n_max=40)
+    def run():
+        return paper_sgd.type1_paper_grid(list(paper_sgd.TASKS), ["none", "idn"], [1e4], 1,
+                                          3, epochs=1, n_max=40)
+
     frame = run()
     assert len(frame) == 2 * len(paper_sgd.TASKS)
     assert frame["score"].between(0, 1).all() and (frame["steps"] >= 2).all()

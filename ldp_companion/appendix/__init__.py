@@ -1,5 +1,6 @@
 """Appendix A, *How we audit privacy* — what only that page uses. The auditor itself is the
-shared block :mod:`ldp_companion.auditing.audit`; its mutants are :mod:`ldp_companion.mechanisms.mutants`.
+shared block :mod:`ldp_companion.auditing.audit`; its mutants are
+:mod:`ldp_companion.mechanisms.mutants`.
 
 * :mod:`~ldp_companion.appendix.audits`: the audits the page runs (exact, empirical on correct
   mechanisms and mutants, empirical on a tensor), each as a table;

@@ -12,8 +12,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from ldp_companion.auditing.audit import (additive_laplace_sampler, empirical_audit, exact_audit,
-                                 ldp_accuracy_bound, mechanism_sampler)
+from ldp_companion.auditing.audit import (
+    additive_laplace_sampler,
+    empirical_audit,
+    exact_audit,
+    ldp_accuracy_bound,
+    mechanism_sampler,
+)
 from ldp_companion.mechanisms import get_mechanism, mechanism_names
 from ldp_companion.mechanisms.mutants import MUTANTS
 from ldp_companion.page.plotting import label
@@ -81,8 +86,8 @@ def _cases(eps_grid) -> list[tuple]:
 def empirical_table(eps_grid, n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, float]:
     """Empirical audits (Sec. A.2) of correct mechanisms and mutants at ``x = 1, x′ = −1``.
 
-    Each audit is :func:`~ldp_companion.auditing.audit.empirical_audit` at its default confidence 0.95,
-    in the order of :func:`audit_cases` (one stream of ``rng``).
+    Each audit is :func:`~ldp_companion.auditing.audit.empirical_audit` at its default confidence
+    0.95, in the order of :func:`audit_cases` (one stream of ``rng``).
 
     Parameters
     ----------

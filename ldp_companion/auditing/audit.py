@@ -19,15 +19,19 @@ Two audits, one view:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 from scipy import special, stats
 
 from ldp_companion.mechanisms.base import OutputLaw, ScalarMechanism
-from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
-                                      check_unit_interval)
+from ldp_companion.validation import (
+    check_epsilon,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = [
     "law_log_ratio", "exact_audit", "ExactAudit",

@@ -31,15 +31,19 @@ most a bound from ``n`` outputs can say: an exact ε above it cannot be exceeded
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ldp_companion.auditing.audit import (EmpiricalAudit, clopper_pearson, empirical_audit,
-                                 mechanism_sampler)
+from ldp_companion.auditing.audit import (
+    EmpiricalAudit,
+    clopper_pearson,
+    empirical_audit,
+    mechanism_sampler,
+)
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.base import ScalarMechanism
 from ldp_companion.validation import check_positive_int, check_rng

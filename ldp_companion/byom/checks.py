@@ -5,11 +5,11 @@
 appendix A run on the papers' mechanisms, and records four claims in a ledger, each with a
 computed verdict:
 
-* ``<name>-exact``: the exact audit (:func:`~ldp_companion.auditing.audit.exact_audit`) finds a privacy
-  loss of at most ε, at every ε;
+* ``<name>-exact``: the exact audit (:func:`~ldp_companion.auditing.audit.exact_audit`) finds a
+  privacy loss of at most ε, at every ε;
 * ``<name>-empirical``: no empirical audit's lower bound exceeds ε
-  (:func:`~ldp_companion.auditing.audit.audit_samplers`, 5 % family-wise chance of flagging a correct
-  sampler);
+  (:func:`~ldp_companion.auditing.audit.audit_samplers`, 5 % family-wise chance of flagging a
+  correct sampler);
 * ``<name>-law``: the exact output law has mean ``x`` and the closed-form variance;
 * ``<name>-mc``: the sampler's mean and variance match, by Monte Carlo
   (:func:`~ldp_companion.auditing.montecarlo.moment_check`, Bonferroni z-bound, family-wise 10⁻³).
@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.auditing.audit import audit_samplers, exact_audit, largest_excess
-from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
+from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.page.plotting import label, tick_text
 from ldp_companion.validation import check_epsilons, check_positive_int
 

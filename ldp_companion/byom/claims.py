@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ldp_companion.auditing.montecarlo import bonferroni_z, paired_differences
 from ldp_companion.byom.checks import check_mechanism
 from ldp_companion.byom.experiments import mse_matches
 from ldp_companion.verdicts.ledger import Ledger
-from ldp_companion.auditing.montecarlo import bonferroni_z, paired_differences
 
 __all__ = ["record_worst_case", "record_mean_grid", "check_mutant"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from ldp_companion.page.exercises import ExerciseSet
 from ldp_companion.mechanisms import get_mechanism
+from ldp_companion.page.exercises import ExerciseSet
 from ldp_companion.validation import check_epsilon
 
 __all__ = ["EXERCISES", "WINDOW_B", "WINDOW_EPS", "li_half_width",

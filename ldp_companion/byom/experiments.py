@@ -1,8 +1,8 @@
 """A mean-estimation grid for scalar mechanisms, the papers' and the reader's side by side.
 
 Each user holds one value in [-1, 1] and reports it once; the aggregator averages the reports.
-Every run is a cell of :func:`~ldp_companion.execution.grid.run_grid` keyed by (data set, mechanism, ε,
-run), so the table does not depend on the number of workers. A mechanism is given as a factory
+Every run is a cell of :func:`~ldp_companion.execution.grid.run_grid` keyed by (data set, mechanism,
+ε, run), so the table does not depend on the number of workers. A mechanism is given as a factory
 ``epsilon -> ScalarMechanism`` (a class, a lambda) or a registered name; the workers receive a
 factory itself, so a mechanism registered in a notebook needs to be passed as its class.
 """
@@ -16,8 +16,12 @@ import pandas as pd
 from ldp_companion.data.datasets import load_diabetes, scale_to_unit_interval
 from ldp_companion.execution.grid import run_grid
 from ldp_companion.mechanisms import get_mechanism
-from ldp_companion.validation import (check_epsilons, check_positive_int, check_rng,
-                                      check_unit_interval)
+from ldp_companion.validation import (
+    check_epsilons,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["mean_datasets", "scalar_mean_grid", "mse_matches"]
 

@@ -6,8 +6,16 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ldp_companion.page.plotting import (PAGE_WIDTH_PX, color, epsilon_axis, label, legend_below,
-                                    marker, plain_log_y, plot_vs_epsilon)
+from ldp_companion.page.plotting import (
+    PAGE_WIDTH_PX,
+    color,
+    epsilon_axis,
+    label,
+    legend_below,
+    marker,
+    plain_log_y,
+    plot_vs_epsilon,
+)
 
 __all__ = ["EPS_TICKS", "worst_case_figure", "mean_figure"]
 

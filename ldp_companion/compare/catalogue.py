@@ -3,15 +3,16 @@
 An :class:`Entry` names a mechanism, the paper it comes from, the ε the paper claims when the
 mechanism runs at budget ``eps``, its exact ε when the law of its output is known (computed
 from the noise the code draws: the calibration functions the mechanism itself calls), and a
-sampler with candidate input pairs for the black-box auditor (:mod:`ldp_companion.auditing.blackbox`).
-The (ε, δ) mechanisms carry their δ: their ε is judged at it.
+sampler with candidate input pairs for the black-box auditor
+(:mod:`ldp_companion.auditing.blackbox`). The (ε, δ) mechanisms carry their δ: their ε is judged
+at it.
 """
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -22,8 +23,14 @@ from ldp_companion.hiera.levels import paper_levels
 from ldp_companion.hiera.privacy import privacy_matrix
 from ldp_companion.hiera.protocol import lhp
 from ldp_companion.mechanisms import get_mechanism
-from ldp_companion.tensor import (MECHANISMS, gaussian_sigma, idn_sigma, laplace_scale,
-                                  mvg_iid_sigma, tensor_size)
+from ldp_companion.tensor import (
+    MECHANISMS,
+    gaussian_sigma,
+    idn_sigma,
+    laplace_scale,
+    mvg_iid_sigma,
+    tensor_size,
+)
 from ldp_companion.tensor.calibration import gaussian_epsilon
 from ldp_companion.tldp.algorithm import log_retain_prob, tldp
 from ldp_companion.tvg.privacy import true_epsilon as tvg_true_epsilon

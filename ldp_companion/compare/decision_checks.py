@@ -16,8 +16,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.compare.downstream import AT_CHANCE, TASK, f1_decisions
 from ldp_companion.auditing.montecarlo import bonferroni_z
+from ldp_companion.compare.downstream import AT_CHANCE, TASK, f1_decisions
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = ["NULL_CONFIGS", "NULL_LEVEL", "NULL_MAPS", "NULL_RUNS", "NULL_SPREAD", "null_f1",

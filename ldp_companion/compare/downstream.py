@@ -1,10 +1,10 @@
 """Chapter 1's offline task at equal true ε, and the decision it allows.
 
-Chapter 1's Type I task (Sec. V-B1 of Yuan et al.; :func:`ldp_companion.tldp.experiments.type1_grid`):
-every training image of scikit-learn's 8×8 digits is released once by a tensor mechanism, a
-small network is trained on the releases and scored (weighted F1) on clean test images. Here
-each mechanism runs at the budget that makes it spend a given *true* ε
-(:func:`ldp_companion.compare.utility.budget_for`).
+Chapter 1's Type I task (Sec. V-B1 of Yuan et al.;
+:func:`ldp_companion.tldp.experiments.type1_grid`): every training image of scikit-learn's 8×8
+digits is released once by a tensor mechanism, a small network is trained on the releases and scored
+(weighted F1) on clean test images. Here each mechanism runs at the budget that makes it spend a
+given *true* ε (:func:`ldp_companion.compare.utility.budget_for`).
 
 Every mechanism is read at one (ε, δ): the Laplace ones from their privacy-loss distribution.
 TLDP takes part only at the true ε it can spend; IDN and MVG add exactly the Gaussian
@@ -31,9 +31,9 @@ from ldp_companion.tvg import experiments as tvg_experiments
 from ldp_companion.tvg.noise import entry_std
 from ldp_companion.validation import check_epsilon, check_positive_int
 
-__all__ = ["DOWNSTREAM", "TASK", "INCONCLUSIVE", "AT_CHANCE", "downstream_f1", "chance_f1", "digits_chance",
-           "f1_decisions", "type3_sigma", "type3_accuracy_gain", "type3_texts", "TYPE3_SHAPE",
-           "TYPE3_PAPER_EPS"]
+__all__ = ["DOWNSTREAM", "TASK", "INCONCLUSIVE", "AT_CHANCE", "downstream_f1", "chance_f1",
+           "digits_chance", "f1_decisions", "type3_sigma", "type3_accuracy_gain", "type3_texts",
+           "TYPE3_SHAPE", "TYPE3_PAPER_EPS"]
 
 #: The tensor mechanisms of chapter 1 whose noises differ at equal true ε (IDN and MVG add
 #: Gaussian's); a mechanism takes part at the true ε it can spend (TLDP only at large ones).

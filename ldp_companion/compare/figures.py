@@ -9,8 +9,15 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 
 from ldp_companion.compare.downstream import AT_CHANCE, INCONCLUSIVE
-from ldp_companion.page.plotting import (color, epsilon_axis, label, legend_below, marker,
-                                    plain_log_y, tick_text)
+from ldp_companion.page.plotting import (
+    color,
+    epsilon_axis,
+    label,
+    legend_below,
+    marker,
+    plain_log_y,
+    tick_text,
+)
 
 __all__ = ["decision_figure", "tensor_figure", "f1_figure"]
 
@@ -65,8 +72,8 @@ def decision_figure(decisions: pd.DataFrame):
                "winner; a tie takes the colour of the first of its mechanisms in the legend's "
                "order.")
     alt = ("A grid of coloured cells: rows are tasks (worst case, uniform data, real columns, "
-           "tensor release, downstream F1), columns are true ε values; each cell's colour is the best "
-           "mechanism and its text the best's lead in percent.")
+           "tensor release, downstream F1), columns are true ε values; each cell's colour is the "
+           "best mechanism and its text the best's lead in percent.")
     return fig, caption, alt
 
 

@@ -1,10 +1,11 @@
-"""Deliberate bugs in the code appendix C's claims rest on (see :mod:`ldp_companion.verdicts.mutation`):
-each must change at least one verdict on the page (``benchmarks/mutants.py compare``).
+"""Deliberate bugs in the code appendix C's claims rest on (see
+:mod:`ldp_companion.verdicts.mutation`): each must change at least one verdict on the page
+(``benchmarks/mutants.py compare``).
 
-The page's every black-box bound comes from :func:`ldp_companion.auditing.blackbox.sniper_audit`, whose
-guarantee rests on fresh outputs at each step: the classifier is trained on some, the threshold
-chosen on others, the bound computed on still others. :data:`SAME_SAMPLE` computes all three on
-one sample, the invalid auditor that ``auditor-coverage`` (Sec. C.1) exists to catch.
+The page's every black-box bound comes from :func:`ldp_companion.auditing.blackbox.sniper_audit`,
+whose guarantee rests on fresh outputs at each step: the classifier is trained on some, the
+threshold chosen on others, the bound computed on still others. :data:`SAME_SAMPLE` computes all
+three on one sample, the invalid auditor that ``auditor-coverage`` (Sec. C.1) exists to catch.
 """
 from __future__ import annotations
 

@@ -29,19 +29,25 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ldp_companion.compare.catalogue import (noise_sigma, scalar_mechanism, tensor_entries,
-                                             tensor_exact, udn_noise, udn_workload)
-from ldp_companion.compare.records import RECORD_PAIRS, record_entries
 from ldp_companion.auditing.montecarlo import bonferroni_z
+from ldp_companion.compare.catalogue import (
+    noise_sigma,
+    scalar_mechanism,
+    tensor_entries,
+    tensor_exact,
+    udn_noise,
+    udn_workload,
+)
+from ldp_companion.compare.records import RECORD_PAIRS, record_entries
 from ldp_companion.tensor.calibration import gaussian_epsilon, tensor_size
 from ldp_companion.tldp.algorithm import log_retain_prob
 from ldp_companion.tldp.privacy import atom_delta, gaussian_mu
 from ldp_companion.tvg import reference
 from ldp_companion.validation import check_positive_int, check_rng
 
-__all__ = ["GAUSSIAN_ROWS", "NOISE_RELEASES", "predicted_exact", "tensor_rows", "record_tensor_rows",
-           "SQUARE_WAVE_INPUTS", "square_wave_fit", "record_square_wave_law", "RECORD_DRAWS",
-           "gaussian_record_rows", "record_gaussian_record_rows"]
+__all__ = ["GAUSSIAN_ROWS", "NOISE_RELEASES", "predicted_exact", "tensor_rows",
+           "record_tensor_rows", "SQUARE_WAVE_INPUTS", "square_wave_fit", "record_square_wave_law",
+           "RECORD_DRAWS", "gaussian_record_rows", "record_gaussian_record_rows"]
 
 #: The tensor rows whose noise is Gaussian (their ε at δ is judged; the Laplace rows are not).
 GAUSSIAN_ROWS = ("gaussian", "idn", "udn", "mvg", "tldp_g", "tldp_g_w")

@@ -1,8 +1,8 @@
 """The table of true ε: for every mechanism, the ε claimed, the exact ε, the black-box bound.
 
 For each :class:`~ldp_companion.compare.catalogue.Entry`, the black-box auditor
-(:func:`ldp_companion.auditing.blackbox.dp_sniper`) bounds from samples alone the ε the mechanism spends
-(at the entry's δ). The verdict on the paper's claim:
+(:func:`ldp_companion.auditing.blackbox.dp_sniper`) bounds from samples alone the ε the mechanism
+spends (at the entry's δ). The verdict on the paper's claim:
 
 * ``fails`` when the exact ε exceeds the claim, or the black-box bound does (the table's bounds
   hold together with probability 95 %, :func:`family_confidence`, so a bound alone can prove a

@@ -20,9 +20,15 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
+from ldp_companion.compare.catalogue import (
+    SCALAR,
+    TENSOR,
+    noise_sigma,
+    scalar_mechanism,
+    tensor_exact,
+    udn_noise,
+)
 from ldp_companion.data import datasets
-from ldp_companion.compare.catalogue import (SCALAR, TENSOR, noise_sigma, scalar_mechanism,
-                                             tensor_exact, udn_noise)
 
 __all__ = ["real_columns", "scalar_errors", "tensor_error", "budget_for", "tensor_errors",
            "decision_map", "laplace_share", "claimed_ratio", "TENSOR_KEYS"]

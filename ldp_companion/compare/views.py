@@ -43,8 +43,8 @@ def validation_view(validation: pd.DataFrame, caption: str):
 
 
 def coverage_view(coverage, caption: str):
-    """The auditor's coverage test (:class:`ldp_companion.auditing.blackbox.Coverage`): per mechanism of
-    known ε, its audits and how many bounds exceed the exact ε."""
+    """The auditor's coverage test (:class:`ldp_companion.auditing.blackbox.Coverage`): per
+    mechanism of known ε, its audits and how many bounds exceed the exact ε."""
     shown = coverage.table().drop(columns=["cap"])
     return show_table(shown, caption, labels={
         "mechanism": "mechanism", "exact": "exact ε", "audits": "audits",

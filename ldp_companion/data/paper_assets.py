@@ -2,10 +2,10 @@
 
 The `paper` profiles of chapters 1 and 2 train the papers' networks on MNIST's 60,000 training
 images, CIFAR-10, SVHN, IMDB (with GloVe vectors), CIC-Darknet2020, the credit-card fraud data
-and Adult, starting from torchvision's ImageNet-pretrained MobileNetV2. None of these is in the offline cache, and the
-machines that build this book cannot download them. A user provides them once, under the same
-folder as the other data files (:func:`ldp_companion.data.datasets.cache_dir`, i.e.
-``$LDP_COMPANION_DATA``), in the layout the public archives unpack to (the layout torchvision's
+and Adult, starting from torchvision's ImageNet-pretrained MobileNetV2. None of these is in the
+offline cache, and the machines that build this book cannot download them. A user provides them
+once, under the same folder as the other data files (:func:`ldp_companion.data.datasets.cache_dir`,
+i.e. ``$LDP_COMPANION_DATA``), in the layout the public archives unpack to (the layout torchvision's
 own ``download=True`` writes for MNIST, CIFAR-10 and SVHN):
 
 =============== ===========================================================================
@@ -40,10 +40,10 @@ import pandas as pd
 
 from ldp_companion.data.datasets import DATA_ENV, DataError, cache_dir, parse_idx
 
-__all__ = ["Asset", "ASSETS", "ImageData", "asset_root", "missing", "missing_message",
-           "require", "split_ready", "status", "TITLES", "load_images", "load_darknet", "load_glove", "load_imdb",
-           "tokenize", "mobilenet_v2_weights", "IMAGE_TASKS", "load_credit", "load_adult",
-           "ADULT_COLUMNS", "ADULT_CATEGORICAL"]
+__all__ = ["Asset", "ASSETS", "ImageData", "asset_root", "missing", "missing_message", "require",
+           "split_ready", "status", "TITLES", "load_images", "load_darknet", "load_glove",
+           "load_imdb", "tokenize", "mobilenet_v2_weights", "IMAGE_TASKS", "load_credit",
+           "load_adult", "ADULT_COLUMNS", "ADULT_CATEGORICAL"]
 
 
 @dataclass(frozen=True)

@@ -11,24 +11,38 @@ from pathlib import Path
 from types import ModuleType
 
 from ldp_companion import appendix, byom, compare, hiera, pm, spof, tldp, tvg
-from ldp_companion.appendix import (exercises as _a_ex, items as _a_items,
-                                    params as _a_params)
-from ldp_companion.byom import exercises as _b_ex, items as _b_items, params as _b_params
-from ldp_companion.compare import (exercises as _c_ex, items as _c_items,
-                                   params as _c_params)
-from ldp_companion.verdicts.coverage import PaperItems
-from ldp_companion.page.exercises import ExerciseSet
-from ldp_companion.hiera import (exercises as _hiera_ex, items as _hiera_items,
-                                 params as _hiera_params, reconstructions as _hiera_rec)
-from ldp_companion.pm import (exercises as _pm_ex, items as _pm_items, params as _pm_params,
-                              reconstructions as _pm_rec)
+from ldp_companion.appendix import exercises as _a_ex
+from ldp_companion.appendix import items as _a_items
+from ldp_companion.appendix import params as _a_params
+from ldp_companion.byom import exercises as _b_ex
+from ldp_companion.byom import items as _b_items
+from ldp_companion.byom import params as _b_params
+from ldp_companion.compare import exercises as _c_ex
+from ldp_companion.compare import items as _c_items
+from ldp_companion.compare import params as _c_params
 from ldp_companion.execution.profiles import ChapterParams
-from ldp_companion.spof import (exercises as _spof_ex, items as _spof_items,
-                                params as _spof_params, reconstructions as _spof_rec)
-from ldp_companion.tldp import (exercises as _tldp_ex, items as _tldp_items,
-                                params as _tldp_params, reconstructions as _tldp_rec)
-from ldp_companion.tvg import (exercises as _tvg_ex, items as _tvg_items,
-                               params as _tvg_params, reconstructions as _tvg_rec)
+from ldp_companion.hiera import exercises as _hiera_ex
+from ldp_companion.hiera import items as _hiera_items
+from ldp_companion.hiera import params as _hiera_params
+from ldp_companion.hiera import reconstructions as _hiera_rec
+from ldp_companion.page.exercises import ExerciseSet
+from ldp_companion.pm import exercises as _pm_ex
+from ldp_companion.pm import items as _pm_items
+from ldp_companion.pm import params as _pm_params
+from ldp_companion.pm import reconstructions as _pm_rec
+from ldp_companion.spof import exercises as _spof_ex
+from ldp_companion.spof import items as _spof_items
+from ldp_companion.spof import params as _spof_params
+from ldp_companion.spof import reconstructions as _spof_rec
+from ldp_companion.tldp import exercises as _tldp_ex
+from ldp_companion.tldp import items as _tldp_items
+from ldp_companion.tldp import params as _tldp_params
+from ldp_companion.tldp import reconstructions as _tldp_rec
+from ldp_companion.tvg import exercises as _tvg_ex
+from ldp_companion.tvg import items as _tvg_items
+from ldp_companion.tvg import params as _tvg_params
+from ldp_companion.tvg import reconstructions as _tvg_rec
+from ldp_companion.verdicts.coverage import PaperItems
 
 __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
            "resolved_items", "cross_links",
@@ -77,7 +91,8 @@ def params_markdown() -> str:
     return "\n".join([_HEAD, *rows])
 
 
-_CELL = re.compile(r"(```\{code-cell\} ipython3\n:tags: \[parameters, hide-input\]\n\n)(.*?)(\n```)", re.S)
+_CELL = re.compile(r"(```\{code-cell\} ipython3\n:tags: \[parameters, hide-input\]\n\n)"
+                   r"(.*?)(\n```)", re.S)
 
 
 def cross_links() -> dict[str, dict[str, list[tuple[str, str]]]]:

@@ -22,7 +22,6 @@ Verdicts page shows all five.
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
 from pathlib import Path

@@ -2,8 +2,8 @@
 book's pinned verdicts.
 
 The verdicts the book shows (its default build's) are pinned in
-``tests/pinned/default/<chapter>.json`` (:mod:`ldp_companion.verdicts.pins`); a verdict changes only when
-someone re-pins (``python -m ldp_companion pin``) and commits, since ``make book`` fails on a
+``tests/pinned/default/<chapter>.json`` (:mod:`ldp_companion.verdicts.pins`); a verdict changes only
+when someone re-pins (``python -m ldp_companion pin``) and commits, since ``make book`` fails on a
 difference. :func:`history` reads every commit that changed those pins from git; :func:`markdown`
 writes, per package version (read from ``pyproject.toml`` at that commit), each such commit with
 its date, its message (the why) and the verdicts it changed, first pins counted per verdict.

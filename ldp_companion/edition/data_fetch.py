@@ -40,8 +40,8 @@ import tarfile
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache, partial
-from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from zlib import error as ZlibError
 
@@ -362,7 +362,7 @@ def _note(root: Path, download: Download, path: Path) -> None:
     record = _record(root)
     record[download.filename] = {"sha256": _sha256(path), "bytes": path.stat().st_size,
                                  "url": download.url,
-                                 "fetched": datetime.now(timezone.utc).isoformat()}
+                                 "fetched": datetime.now(UTC).isoformat()}
     tmp = root / f".{RECORD}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
     os.replace(tmp, root / RECORD)

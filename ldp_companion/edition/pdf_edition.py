@@ -62,7 +62,8 @@ table td, table th { overflow-wrap: anywhere; padding: 2px 4px; }
 div.cell_output { overflow: visible !important; max-height: none !important; }
 div.cell_output table { max-width: 100%; }
 details { display: block; } details > summary { font-weight: 600; }
-.toggle-hidden, .toggle-details__content { display: block !important; visibility: visible !important; }
+.toggle-hidden, .toggle-details__content { display: block !important; \
+visibility: visible !important; }
 a { color: #0b4f8a; }
 """
 
@@ -206,7 +207,8 @@ def build(site: Path, root: Path, out: Path | None = None, *, version: str,
     """
     browser_path = require_chromium()
     try:
-        from playwright.sync_api import Error as BrowserError, sync_playwright
+        from playwright.sync_api import Error as BrowserError
+        from playwright.sync_api import sync_playwright
     except ImportError:
         missing = 'playwright is not installed: pip install "ldp_companion[book]"'
         raise RuntimeError(missing) from None

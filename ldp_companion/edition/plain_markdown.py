@@ -57,7 +57,8 @@ def bibliography(path: Path = BIB) -> dict[str, tuple[str, str]]:
     for key, body in re.findall(r"@\w+\{([^,]+),(.*?)\n\}", text, re.S):
         author = re.search(r"author\s*=\s*\{(.*)\},?\s*$", body, re.M)
         year = re.search(r"year\s*=\s*\{?(\d{4})", body)
-        names = [a.split(",")[0].strip() for a in (author.group(1) if author else "").split(" and ")]
+        names = [a.split(",")[0].strip()
+                 for a in (author.group(1) if author else "").split(" and ")]
         names = [re.sub(r"[{}\\']", "", n) for n in names if n]
         cited = (names[0] if len(names) == 1 else f"{names[0]} and {names[1]}" if len(names) == 2
                  else f"{names[0]} et al.") if names else key
@@ -128,7 +129,8 @@ def _blocks(lines: list[str], titles: dict, bib: dict) -> list[str]:
             continue
         if kind in ("solution-end",):
             continue
-        title = arg.strip() if kind == "admonition" else _TITLES.get(kind, kind.split(":")[-1].title())
+        title = (arg.strip() if kind == "admonition"
+                 else _TITLES.get(kind, kind.split(":")[-1].title()))
         if kind not in ("admonition",) and arg.strip() and kind != "solution-start":
             title = f"{title} ({arg.strip()})"
         out += _quote(title, _blocks(body, titles, bib))

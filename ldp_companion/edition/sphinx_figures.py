@@ -1,6 +1,6 @@
 """Sphinx extension of the book: figures get their alt text from the PNG they are stored in,
-and each page's figure and table data (CSV, :mod:`ldp_companion.execution.figure_data`) are copied next
-to it, where the page's provenance lines link them.
+and each page's figure and table data (CSV, :mod:`ldp_companion.execution.figure_data`) are copied
+next to it, where the page's provenance lines link them.
 
 :func:`ldp_companion.page.plotting.show` writes each figure's alt text into the PNG's
 ``Description`` text chunk. myst-nb does not carry an output's alt text to the page, so this

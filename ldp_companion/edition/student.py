@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 import numpy as np
 
 from ldp_companion.edition.plain_markdown import bibliography, render, section_titles
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EDITIONS", "SCAFFOLD", "SELF_CHECK", "edition", "split_solutions", "leaks",
            "answer_strings", "write_editions", "grade"]
@@ -235,7 +239,7 @@ def write_editions(out_dir: Path, chapters: list[Path], which: str = "student",
     return written
 
 
-def grade(notebook) -> "pd.DataFrame":
+def grade(notebook) -> pd.DataFrame:
     """What the self-checks of an executed student notebook say, one row per exercise.
 
     Parameters

@@ -2,11 +2,11 @@
 
 :func:`ldp_companion.page.plotting.show` and :func:`ldp_companion.page.tables.show_table` call
 :func:`publish` in a runner's kernel (:mod:`ldp_companion.verdicts.run_records`). It writes
-``<folder>/figdata/<chapter>/figure-3-2.csv`` (``.csv.gz`` above a megabyte; a figure's plotted numbers, read back from its
-artists by :func:`figure_frame`, so they are the numbers drawn) or ``table-3-1.csv`` (the
-table as shown), a ``.json`` beside it with the provenance, and returns the line the page shows
-under the result: a link to the CSV; the chapter, profile, seed and a hash of the parameters;
-the git commit (and whether tracked files had uncommitted changes); the hash of
+``<folder>/figdata/<chapter>/figure-3-2.csv`` (``.csv.gz`` above a megabyte; a figure's plotted
+numbers, read back from its artists by :func:`figure_frame`, so they are the numbers drawn) or
+``table-3-1.csv`` (the table as shown), a ``.json`` beside it with the provenance, and returns the
+line the page shows under the result: a link to the CSV; the chapter, profile, seed and a hash of
+the parameters; the git commit (and whether tracked files had uncommitted changes); the hash of
 ``constraints.txt``; the checksums of the data files the run had read; the machine; and the
 seconds of computation since the previous figure or table.
 
@@ -24,7 +24,6 @@ import os
 import re
 import shlex
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -47,9 +46,9 @@ _LAST = [time.perf_counter()]  # when the previous result was shown (or the modu
 def run_context(parameters: dict, resolved: dict, source: dict, machine: str,
                 chapter: str) -> str:
     """The JSON the runner puts in :data:`RUN_ENV`: ``parameters`` as passed, ``resolved``
-    every value in force (hashed), ``source`` is :func:`ldp_companion.execution.runner.source_state`;
-    ``started`` (epoch seconds) is now, when the chapter starts; ``rerun`` is the command that
-    computes the same results again."""
+    every value in force (hashed), ``source`` is
+    :func:`ldp_companion.execution.runner.source_state`; ``started`` (epoch seconds) is now, when
+    the chapter starts; ``rerun`` is the command that computes the same results again."""
     text = json.dumps(resolved, sort_keys=True, default=str)
     number = chapter.split("-")[0]
     rerun = " ".join([f"python -m ldp_companion run {number}"]

@@ -20,9 +20,16 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ldp_companion.execution import threads
+from ldp_companion.execution.grid_store import (
+    _MISSING,
+    GridStore,
+    cell_file,
+    fingerprint,
+    load_cell,
+    open_store,
+    save_cell,
+)
 from ldp_companion.verdicts import run_records
-from ldp_companion.execution.grid_store import (_MISSING, GridStore, cell_file, fingerprint, load_cell,
-                                      open_store, save_cell)
 
 __all__ = ["cell_rng", "key_words", "run_grid", "progress_bar", "PROGRESS_ENV", "JOBS_ENV",
            "GridStore"]
@@ -93,8 +100,8 @@ def run_grid(fn: Callable, cells: Sequence[Mapping], seed: int, *, n_jobs: int |
         ``inputs(cell)`` gives keyword arguments for that cell only, outside its key (e.g. its
         own data set): a worker receives only its cell's inputs, not every cell's.
     store : GridStore, folder, False or None
-        Where finished cells are kept (:mod:`ldp_companion.execution.grid_store`): each cell is written
-        there when it finishes, and a run with the same function, arguments, code and seed
+        Where finished cells are kept (:mod:`ldp_companion.execution.grid_store`): each cell is
+        written there when it finishes, and a run with the same function, arguments, code and seed
         reads the finished cells back and computes only the rest. None (default) uses the
         folder named by ``$LDP_COMPANION_GRID_STORE`` when set; False never stores.
 

@@ -34,7 +34,7 @@ import pickle
 import types
 import warnings
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ldp_companion.files import DiskFull, one_line, write_atomic
@@ -49,7 +49,7 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 CHAPTER_PACKAGES = ("tldp", "tvg", "pm", "spof", "hiera", "appendix", "byom")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _package_digest(chapter: str | None) -> str:
     digest = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob("*.py")):
@@ -138,7 +138,7 @@ class GridStore:
             folder.mkdir(parents=True, exist_ok=True)
             write_atomic(manifest, json.dumps(
                 {"description": description, "function": name, "seed": int(seed),
-                 "cells": cells, "started": datetime.now(timezone.utc).isoformat()},
+                 "cells": cells, "started": datetime.now(UTC).isoformat()},
                 indent=1).encode())
         return folder
 

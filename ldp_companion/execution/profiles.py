@@ -21,8 +21,8 @@ Every knob has a :class:`Kind` (what values it accepts): inferred from its value
 where they decide it (:func:`infer_kind`), declared as the spec's third element where they do
 not (``"n_jobs": ("worker processes", every_profile(None), N_JOBS)``). The kind is the one
 source of the check, of the error message and of the "allowed: ..." part of each meaning in
-the chapter's parameter table. :meth:`ChapterParams.resolve` checks every value given, and every name
-papermill injected, before the chapter does any work: a bad one stops it with one line naming
+the chapter's parameter table. :meth:`ChapterParams.resolve` checks every value given, and every
+name papermill injected, before the chapter does any work: a bad one stops it with one line naming
 the parameter and its allowed range (``n_mc must be an integer ≥ 1, got 0``); a text where
 the kind is not one (papermill's ``-p eps_checks "[0.5, 1]"``) is read as a Python literal.
 """
@@ -306,8 +306,8 @@ def _entry(kind: Kind, value, shown: str):
         raise _Refused(f"{shown} is not {kind.allowed}") from None
 
 
-#: Worker processes of a grid (:func:`ldp_companion.execution.grid.run_grid`): None (every core), -1 or
-#: a positive count.
+#: Worker processes of a grid (:func:`ldp_companion.execution.grid.run_grid`): None (every core), -1
+#: or a positive count.
 N_JOBS = OneOf(Choice(None, -1), Int(1))
 #: An optional size cap: None (no cap) or a positive count.
 OPTIONAL_COUNT = OneOf(Choice(None), Int(1))
@@ -614,7 +614,8 @@ class ChapterParams:
         return "\n".join(f"{n} = {v}".ljust(width) + f"  # {m}" for n, v, m in rows)
 
     def markdown_rows(self, number: str) -> list[str]:
-        """Rows of the table of every chapter's parameters: chapter, parameter, meaning, value per profile."""
+        """Rows of the table of every chapter's parameters: chapter, parameter, meaning, value per
+        profile."""
         return [f"| {number} | `{name}` | {meaning} | "
                 + " | ".join(format_value(per[p]) for p in PROFILES) + " |"
                 for name, (meaning, per) in self.spec.items()]

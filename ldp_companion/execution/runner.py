@@ -21,16 +21,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
 from ldp_companion.execution import figure_data, processes, threads
-from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
 from ldp_companion.execution.grid_store import STORE_ENV
+from ldp_companion.execution.profiles import PROFILES
+from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
 from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV
 from ldp_companion.verdicts.run_records import CHAPTER_ENV
-from ldp_companion.execution.profiles import PROFILES
 
 __all__ = ["REPO", "chapters", "find_chapter", "execute", "execute_book", "build_site",
            "versions", "machine", "source_state", "GENERATED", "FolderInUse", "folder_lock",
@@ -342,7 +342,7 @@ def _note_reuse(grids: Path, store: Path | None, stem: str) -> None:
 
 def _write_record(path: Path, record: dict) -> None:
     """The run record, with when it finished, the versions and ``from_cache`` false."""
-    record = {**record, "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    record = {**record, "finished": datetime.now(UTC).isoformat(timespec="seconds"),
               "versions": versions(), "from_cache": False}
     keys = ("name", "parameters", "resolved", "seconds", "finished", "machine", "versions",
             "source", "cache_key", "from_cache")
@@ -412,7 +412,7 @@ def folder_lock(out_dir: Path):
     try:
         write_atomic(out_dir / _HOLDER, json.dumps({
             "pid": os.getpid(), "command": _command(),
-            "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}))
+            "since": datetime.now(UTC).isoformat(timespec="seconds")}))
         yield
     finally:
         _HELD.discard(out_dir)
@@ -685,7 +685,7 @@ def _record_build(out_dir: Path, status: dict, wall: float, workers: int, profil
               "profile": profile,
               "executed": sorted(k for k, v in status.items() if v == "executed"),
               "cache": sorted(k for k, v in status.items() if v == "cache"),
-              "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              "finished": datetime.now(UTC).isoformat(timespec="seconds")}
     (out_dir / "build.json").write_text(json.dumps(record, indent=1))
 
 
@@ -742,7 +742,8 @@ def build_package(root: Path = REPO) -> list[Path]:
            "--outdir", str(out), str(root)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode:
-        raise RuntimeError(f"building the package failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        raise RuntimeError(f"building the package failed:\n{done.stdout[-2000:]}"
+                           f"{done.stderr[-2000:]}")
     files = sorted(out.iterdir())
     print("package: " + ", ".join(f"{f.name} ({f.stat().st_size // 1024} KiB)" for f in files))
     return files

@@ -13,8 +13,8 @@ use a summary:
 * :func:`stream_mean`: the users' values are given (an array, a Dask array or any iterable
   of blocks) and pass once, one block in memory at a time;
 * :func:`simulate_mean`: ``n`` simulated users drawn block by block, each block a cell of
-  :func:`~ldp_companion.execution.grid.run_grid`, so blocks run on every core (or a Dask cluster) and
-  the estimate does not depend on how they were spread. Each worker holds a few blocks
+  :func:`~ldp_companion.execution.grid.run_grid`, so blocks run on every core (or a Dask cluster)
+  and the estimate does not depend on how they were spread. Each worker holds a few blocks
   (16 MiB for PM, 48 MiB for HierA at the default block), never the 8 GB of an array of
   10^9 values (``benchmarks/streaming.py``).
 """
@@ -98,7 +98,8 @@ def iter_blocks(data, block: int = BLOCK) -> Iterator[np.ndarray]:
 
 
 def _check_summary(summary):
-    if not (callable(getattr(summary, "block", None)) and callable(getattr(summary, "finish", None))):
+    if not (callable(getattr(summary, "block", None))
+            and callable(getattr(summary, "finish", None))):
         raise TypeError("summary must have block(v, rng) and finish(total, rng) "
                         f"(e.g. ScalarSummary), got {type(summary).__name__}")
     return summary

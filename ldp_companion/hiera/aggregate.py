@@ -21,10 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_companion.hiera.grr import _check_levels_array
-from ldp_companion.mechanisms.harmony import _check_bits
 from ldp_companion.hiera.levels import Levels
-from ldp_companion.hiera.protocol import (FLIP_RULES, _check_levels, _keep_probability,
-                                          _plc_counts, lhp)
+from ldp_companion.hiera.protocol import (
+    FLIP_RULES,
+    _check_levels,
+    _keep_probability,
+    _plc_counts,
+    lhp,
+)
+from ldp_companion.mechanisms.harmony import _check_bits
 from ldp_companion.validation import check_positive_int, check_rng
 
 __all__ = ["POOL_RULES", "check_mu", "block_top", "pool_plan", "report_counts", "pool_sums",

@@ -25,9 +25,9 @@ import numpy as np
 from ldp_companion.hiera.aggregate import _check_rule, check_mu, pool_plan
 from ldp_companion.hiera.graded_laplace import GradedLaplace
 from ldp_companion.hiera.grr import grr_matrix
-from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.hiera.levels import Levels
 from ldp_companion.hiera.protocol import FLIP_RULES, _check_levels
+from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.mechanisms.piecewise import PM
 from ldp_companion.validation import check_positive_int, check_unit_interval
 

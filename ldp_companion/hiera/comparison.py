@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ldp_companion.auditing.montecarlo import paired_differences
 from ldp_companion.hiera.analysis import mean_user_variance, uniform_summary
 from ldp_companion.hiera.experiments import BASELINES, HierAConfig
 from ldp_companion.hiera.levels import paper_levels
 from ldp_companion.hiera.privacy import composed_bound, privacy_matrix
 from ldp_companion.hiera.reuse import record_mae_matches_analytic
-from ldp_companion.auditing.montecarlo import paired_differences
 from ldp_companion.page.plotting import label
 
 __all__ = ["SGD_METHODS", "PRIVATE", "crossovers", "record_fig2", "budget_explanation",

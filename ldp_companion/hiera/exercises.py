@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_companion.page.exercises import Between, ExerciseSet
 from ldp_companion.hiera.analysis import reported_level_second_moment
 from ldp_companion.hiera.levels import Levels, paper_levels
 from ldp_companion.hiera.privacy import privacy_matrix
 from ldp_companion.hiera.protocol import plc_keep_probability
+from ldp_companion.page.exercises import Between, ExerciseSet
 
 __all__ = ["EXERCISES", "PLC_BASE", "SGD_D"]
 

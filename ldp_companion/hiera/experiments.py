@@ -2,8 +2,8 @@
 unbiasedness and variance Monte Carlo (Thm 3), the audit of Theorem 2, and mini-batch SGD
 linear regression (Fig. 3).
 
-Every (data set, ε) cell is a cell of :func:`~ldp_companion.execution.grid.run_grid`: its generator is
-keyed by the cell, so each cell is reproducible on its own and the tables are identical
+Every (data set, ε) cell is a cell of :func:`~ldp_companion.execution.grid.run_grid`: its generator
+is keyed by the cell, so each cell is reproducible on its own and the tables are identical
 whatever order, process or machine the cells run in.
 
 Within one (data set, ε, run) all HierA configurations (``mu``, pool rule, clipping, ...)
@@ -188,7 +188,8 @@ def mean_grid(datasets: dict, eps_grid, runs: int, seed: int, *, configs=(HierAC
     datasets : dict
         Name -> values in [-1, 1] (the population; its mean is the truth).
     eps_grid : list of float
-        Base (smallest) budgets; levels and budgets of Sec. 6 (:func:`~ldp_companion.hiera.paper_levels`).
+        Base (smallest) budgets; levels and budgets of Sec. 6
+        (:func:`~ldp_companion.hiera.paper_levels`).
     runs : int
         Repetitions ``T`` (fresh reports each time).
     seed : int
@@ -287,8 +288,9 @@ SUMMARY_FORMATS = {"users": "{:,.0f}", "mean": "{:.3f}", "sd": "{:.3f}",
 
 
 def dataset_summary(datasets: dict, base: float = 1.0) -> pd.DataFrame:
-    """Size, mean, sd and the share of users in each level of :func:`~ldp_companion.hiera.paper_levels`
-    (the shares do not depend on ``base``) of every data set."""
+    """Size, mean, sd and the share of users in each level of
+    :func:`~ldp_companion.hiera.paper_levels` (the shares do not depend on ``base``) of every
+    data set."""
     levels = H.paper_levels(base)
     rows = {}
     for name, v in datasets.items():

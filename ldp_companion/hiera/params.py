@@ -1,7 +1,15 @@
 """Parameters of chapter 5 (Hao, Wu & Wan 2023) per profile: the one source the chapter's
 parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
-from ldp_companion.execution.profiles import (N_JOBS, ChapterParams, Choice, Int, ListOf, MapOf,
-                                    Number, every_profile)
+from ldp_companion.execution.profiles import (
+                                    N_JOBS,
+                                    ChapterParams,
+                                    Choice,
+                                    Int,
+                                    ListOf,
+                                    MapOf,
+                                    Number,
+                                    every_profile,
+)
 
 __all__ = ["PARAMS"]
 
@@ -13,14 +21,16 @@ _MU = Int(1, 5)
 
 
 PARAMS = ChapterParams("05-hiera", {
-    "eps_theory": ("base ε of the exact checks (levels, GRR, PLC, Theorem 2)", every_profile(_BASES)),
+    "eps_theory": ("base ε of the exact checks (levels, GRR, PLC, Theorem 2)",
+                   every_profile(_BASES)),
     "n_mc": ("draws per χ² test (PLC, LHP's output law) and per moment check",
              {"smoke": 200_000, "default": 2_000_000, "paper": 2_000_000}),
     "n_unbiased": ("users (uniform data) in the unbiasedness / variance Monte Carlo",
                    {"smoke": 2_000, "default": 20_000, "paper": 20_000}),
     "runs_unbiased": ("repetitions T of the unbiasedness / variance Monte Carlo",
                       {"smoke": 300, "default": 2_000, "paper": 3_000}),
-    "eps_unbiased": ("base ε of the unbiasedness / variance Monte Carlo", every_profile([0.5, 1.0])),
+    "eps_unbiased": ("base ε of the unbiasedness / variance Monte Carlo",
+                     every_profile([0.5, 1.0])),
     "n_clip": ("users in the clipping-bias check (small pools)", every_profile(2_000)),
     "runs_clip": ("repetitions of the clipping-bias check",
                   {"smoke": 1_000, "default": 10_000, "paper": 10_000}),

@@ -16,10 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from ldp_companion.hiera.grr import _check_levels_array, _grr, grr_matrix
-from ldp_companion.mechanisms.harmony import _check_bits, randomized_response
 from ldp_companion.hiera.levels import Levels
-from ldp_companion.validation import (check_epsilon, check_probability, check_rng,
-                                      check_unit_interval)
+from ldp_companion.mechanisms.harmony import _check_bits, randomized_response
+from ldp_companion.validation import (
+    check_epsilon,
+    check_probability,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["FLIP_RULES", "lhp", "report_probabilities", "plc_keep_probability", "plc",
            "plc_counts"]

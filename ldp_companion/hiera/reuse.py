@@ -10,12 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.hiera import reference as ref
-from ldp_companion.hiera.analysis import (mean_user_variance, reported_level_second_moment,
-                                          uniform_summary)
-from ldp_companion.hiera.levels import paper_levels
-from ldp_companion.hiera.mechanism_checks import K, RULES
 from ldp_companion.auditing.montecarlo import bonferroni_z, paired_differences
+from ldp_companion.hiera import reference as ref
+from ldp_companion.hiera.analysis import (
+    mean_user_variance,
+    reported_level_second_moment,
+    uniform_summary,
+)
+from ldp_companion.hiera.levels import paper_levels
+from ldp_companion.hiera.mechanism_checks import RULES, K
 
 __all__ = ["BASE_REF", "record_mu_never_helps", "second_moment_table", "record_second_moments",
            "record_user_variances", "variance_ratios", "mu_mae_ratios", "record_fig1",

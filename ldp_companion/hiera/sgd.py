@@ -32,12 +32,16 @@ import numpy as np
 
 from ldp_companion.hiera.aggregate import _check_rule, _pool_sums, check_mu
 from ldp_companion.hiera.grr import _check_levels_array
-from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.hiera.levels import Levels
 from ldp_companion.hiera.protocol import _check_levels, _lhp
+from ldp_companion.mechanisms.harmony import Harmony
 from ldp_companion.mechanisms.piecewise import PM
-from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
-                                      check_unit_interval)
+from ldp_companion.validation import (
+    check_epsilon,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["SGD_METHODS", "MULTIDIM", "LR_SCHEDULES", "BIAS_LEVELS", "SGDResult",
            "group_size", "clipped_gradients", "attribute_levels", "estimate_gradient",

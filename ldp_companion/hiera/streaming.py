@@ -2,8 +2,9 @@
 
 LHP reports are summarised by their ``(k, 2)`` report counts, which add up over any split of
 the users; Alg. 5 (pools, PLC, the estimate) then runs once on the sum. So
-:func:`ldp_companion.execution.streaming.stream_mean` and :func:`~ldp_companion.execution.streaming.simulate_mean`
-estimate a mean over 10^9 users with one block of users in memory at a time.
+:func:`ldp_companion.execution.streaming.stream_mean` and
+:func:`~ldp_companion.execution.streaming.simulate_mean` estimate a mean over 10^9 users with one
+block of users in memory at a time.
 """
 from __future__ import annotations
 

@@ -16,12 +16,18 @@ from ldp_companion.hiera.experiments import lhp_sampler, worst_joint_pair
 from ldp_companion.hiera.graded_laplace import GradedLaplace
 from ldp_companion.hiera.grr import grr_matrix
 from ldp_companion.hiera.levels import paper_levels
-from ldp_companion.hiera.privacy import (PARTS, claimed_bound, composed_bound,
-                                         joint_log_ratio, privacy_matrix)
+from ldp_companion.hiera.privacy import (
+    PARTS,
+    claimed_bound,
+    composed_bound,
+    joint_log_ratio,
+    privacy_matrix,
+)
 
-__all__ = ["AUDIT_FORMATS", "worst_case_text", "privacy_matrices", "theorem2_table", "record_theorem2", "joint_matrix_table",
-           "record_joint_matrix", "worst_case_factors", "privacy_curves", "audit_table",
-           "record_audits", "graded_laplace_ratios", "record_graded_laplace"]
+__all__ = ["AUDIT_FORMATS", "worst_case_text", "privacy_matrices", "theorem2_table",
+           "record_theorem2", "joint_matrix_table", "record_joint_matrix", "worst_case_factors",
+           "privacy_curves", "audit_table", "record_audits", "graded_laplace_ratios",
+           "record_graded_laplace"]
 
 SECTION = "hiera-check-theorem2"
 #: Number formats of :func:`audit_table`'s columns.
@@ -202,7 +208,8 @@ def graded_laplace_ratios(base: float) -> tuple[GradedLaplace, pd.DataFrame]:
 
 def record_graded_laplace(ledger, gl: GradedLaplace, table: pd.DataFrame, base: float) -> None:
     """Claims ``graded-laplace-values`` and ``graded-laplace-ldp`` (Sec. 3.1): the exact
-    supremum of the log ratio across levels (:func:`~ldp_companion.auditing.audit.law_log_ratio`)."""
+    supremum of the log ratio across levels
+    (:func:`~ldp_companion.auditing.audit.law_log_ratio`)."""
     sec = "hiera-check-graded-laplace"
     across = law_log_ratio(gl.output_law(1.0), gl.output_law(-1.0))
     within = law_log_ratio(gl.output_law(0.6), gl.output_law(1.0))

@@ -10,18 +10,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ldp_companion.auditing.montecarlo import paired_differences
 from ldp_companion.hiera import reference as ref
 from ldp_companion.hiera.analysis import expected_estimate, uniform_summary
 from ldp_companion.hiera.data import truncated_gaussian, uniform
 from ldp_companion.hiera.experiments import HierAConfig, mae_table, mean_grid, predicted_grid
 from ldp_companion.hiera.levels import paper_levels
 from ldp_companion.hiera.mechanism_checks import RULES
-from ldp_companion.auditing.montecarlo import paired_differences
 from ldp_companion.verdicts.paired import within_margin
 
-__all__ = ["Z_MAX", "BIAS_SHARE", "SHOWN", "LABELS", "FORMATS", "unbiased_configs", "broken_configs", "unbiasedness_grid",
-           "record_unbiasedness", "no_compensation_limits", "record_compensation",
-           "clipping_grid", "record_clipping"]
+__all__ = ["Z_MAX", "BIAS_SHARE", "SHOWN", "LABELS", "FORMATS", "unbiased_configs",
+           "broken_configs", "unbiasedness_grid", "record_unbiasedness", "no_compensation_limits",
+           "record_compensation", "clipping_grid", "record_clipping"]
 
 Z_MAX = 4.0        # |z| bound of the Monte Carlo checks (two-sided tail 6e-5 per check)
 BIAS_SHARE = 0.01  # a bias under 1 % of the sd changes the MSE by under 0.01 %

@@ -12,8 +12,8 @@ Every scalar mechanism maps an input ``x`` in [-1, 1] to a random output ``Y`` w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 from scipy import integrate
@@ -91,13 +91,14 @@ class OutputLaw:
     logpdf: Callable[[np.ndarray], np.ndarray] | None = None
 
     @classmethod
-    def discrete(cls, atoms, masses) -> "OutputLaw":
+    def discrete(cls, atoms, masses) -> OutputLaw:
         """A law with atoms only."""
         return cls(atoms=np.asarray(atoms, float), masses=np.asarray(masses, float))
 
     @classmethod
-    def piecewise_constant(cls, edges, densities, atoms=_EMPTY, masses=_EMPTY) -> "OutputLaw":
-        """A law whose continuous part has density ``densities[i]`` on ``[edges[i], edges[i+1])``."""
+    def piecewise_constant(cls, edges, densities, atoms=_EMPTY, masses=_EMPTY) -> OutputLaw:
+        """A law whose continuous part has density ``densities[i]`` on
+        ``[edges[i], edges[i+1])``."""
         edges = np.asarray(edges, float)
         dens = np.asarray(densities, float)
         if edges.ndim != 1 or dens.shape != (edges.size - 1,) or np.any(np.diff(edges) < 0):
@@ -128,9 +129,10 @@ class OutputLaw:
     def expect(self, fn: Callable[[np.ndarray], np.ndarray]) -> float:
         """``E[fn(Y)]`` by exact sums over atoms and adaptive quadrature on each piece."""
         total = float(np.sum(self.masses * fn(self.atoms))) if self.atoms.size else 0.0
-        if self.has_density:
+        logpdf = self.logpdf
+        if logpdf is not None:  # has_density
             for a, b in self._pieces():
-                val, _ = integrate.quad(lambda y: fn(np.asarray(y)) * np.exp(self.logpdf(y)),
+                val, _ = integrate.quad(lambda y: fn(np.asarray(y)) * np.exp(logpdf(y)),
                                         a, b, epsabs=1e-13, epsrel=1e-12, limit=200)
                 total += val
         return total

@@ -45,7 +45,7 @@ def throughput_table(n: int = 10**7, repeats: int = 3, epsilon: float = 1.0,
              "rng.random": best_time(lambda: rng.random(n), repeats)}
     for name in names or mechanism_names():
         mech = get_mechanism(name, eps)
-        times[name] = best_time(lambda: mech.privatize(x, rng), repeats)
+        times[name] = best_time(lambda mech=mech: mech.privatize(x, rng), repeats)
     t = pd.Series(times)
     return pd.DataFrame({"values/s": n / t, "vs laplace": t / times["rng.laplace"],
                          "vs floor": t / times["rng.random"]}).rename_axis("sampler")

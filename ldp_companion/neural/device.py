@@ -3,8 +3,8 @@
 * :func:`torch_device` picks the device a model runs on ("cuda" when available, else "cpu"),
   or checks the caller's choice.
 * :func:`seed_torch` derives a :class:`torch.Generator` from a numpy generator, so that a grid
-  cell's ``numpy.random.Generator`` (:func:`ldp_companion.execution.grid.cell_rng`) also drives model
-  initialisation and batch order, never torch's global seed.
+  cell's ``numpy.random.Generator`` (:func:`ldp_companion.execution.grid.cell_rng`) also drives
+  model initialisation and batch order, never torch's global seed.
 * :func:`seed_torch_global` also seeds torch's global generator from it (dropout, LSTMs).
 * :func:`one_thread` runs torch on one thread inside a grid cell (identical results in any
   process), then restores the previous setting.

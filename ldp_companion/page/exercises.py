@@ -18,8 +18,8 @@ demo-ex-two: correct
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -180,7 +180,7 @@ class ExerciseSet:
         """Every exercise's expected answers (label -> name -> value), for the leak tests."""
         return {e.label: e.answers() for e in self}
 
-    def sealed(self, salt: str | None = None) -> "SealedAnswers":
+    def sealed(self, salt: str | None = None) -> SealedAnswers:
         """The answers sealed for a student edition (:class:`SealedAnswers`): it can say
         ``correct`` or ``not yet`` but does not hold the answers."""
         import secrets
@@ -238,7 +238,7 @@ class SealedAnswers:
         return json.dumps({"salt": self.salt, "seals": self.seals}, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "SealedAnswers":
+    def from_json(cls, text: str) -> SealedAnswers:
         import json
 
         data = json.loads(text)

@@ -3,7 +3,8 @@
 A chapter's figures and tables are numbered in the order the run shows them, prefixed by the
 chapter's number (``1``–``5``, ``A``, ``B``), so that the text and the captions can say
 "Figure 3.2". The runner tells the chapter's kernel which chapter it runs through the
-environment variable :data:`~ldp_companion.verdicts.run_records.CHAPTER_ENV`; a notebook opened by hand numbers "Figure 1", ...
+environment variable :data:`~ldp_companion.verdicts.run_records.CHAPTER_ENV`; a notebook opened by
+hand numbers "Figure 1", ...
 """
 from __future__ import annotations
 

@@ -20,10 +20,10 @@ from ldp_companion.execution.figure_data import figure_frame, publish
 from ldp_companion.page.numbering import next_number
 
 __all__ = ["MECHANISM_COLORS", "MECHANISM_ALIASES", "MECHANISM_LABELS", "MECHANISM_MARKERS",
-           "SERIES_COLORS", "PAGE_WIDTH_PX", "MIN_TEXT_PT", "MIN_CVD_DISTANCE", "use_style", "color", "label",
-           "marker", "tick_text", "epsilon_axis", "plain_log_y", "plot_vs_epsilon",
-           "plot_panels_vs_epsilon", "legend_below", "figure_facts", "show", "png_facts",
-           "cvd_distance", "cvd_clashes"]
+           "SERIES_COLORS", "PAGE_WIDTH_PX", "MIN_TEXT_PT", "MIN_CVD_DISTANCE", "use_style",
+           "color", "label", "marker", "tick_text", "epsilon_axis", "plain_log_y",
+           "plot_vs_epsilon", "plot_panels_vs_epsilon", "legend_below", "figure_facts", "show",
+           "png_facts", "cvd_distance", "cvd_clashes"]
 
 # One colour per mechanism across the book. The same mechanism under another name (Laplace
 # with ε/d per attribute; Harmony, which is Duchi's law on a sampled attribute) takes its
@@ -74,7 +74,8 @@ MECHANISM_LABELS: dict[str, str] = {
     "square_wave": "Square Wave",
     "spof_alg1": "SPOF coefficients (Alg. 1, c = 2.5)", "spof_fm": "FM coefficients (c = 0)",
     "alg6_three_outputs": "Alg. 6 with Three-Outputs", "alg6_pm_sub": "Alg. 6 with PM-SUB",
-    "inconclusive": "inconclusive", "spof_prop2": "sums α₂ + α₃ (Prop. 2)", "spof_alg2": "logit gradient at a = 0 (Alg. 2)",
+    "inconclusive": "inconclusive", "spof_prop2": "sums α₂ + α₃ (Prop. 2)",
+    "spof_alg2": "logit gradient at a = 0 (Alg. 2)",
 }
 #: Colours for a sequence of settings that are not mechanisms (μ = 1, 2, 3, ...): far apart
 #: in hue and lightness, also for a colour-blind reader.
@@ -349,7 +350,8 @@ DEFAULT_CYCLE = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7
 def use_style() -> None:
     """Apply the book's seaborn theme (call once at the top of a chapter)."""
     sns.set_theme(context="notebook", style="whitegrid", font_scale=1.0)
-    matplotlib.rcParams.update({"axes.prop_cycle": matplotlib.cycler(color=DEFAULT_CYCLE),"figure.figsize": (6.4, 4.0), "figure.dpi": 100,
+    matplotlib.rcParams.update({"axes.prop_cycle": matplotlib.cycler(color=DEFAULT_CYCLE),
+                                "figure.figsize": (6.4, 4.0), "figure.dpi": 100,
                                 "savefig.dpi": 150, "axes.titlesize": "medium",
                                 "legend.fontsize": "small", "legend.frameon": False})
 

@@ -12,7 +12,6 @@ import re
 
 import numpy as np
 import pandas as pd
-
 from pandas.io.formats.style import Styler
 
 from ldp_companion.data import paper_assets

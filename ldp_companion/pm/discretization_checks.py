@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
+from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.page.plotting import tick_text
 from ldp_companion.pm.discretize import discretized, worst_case_by_outputs
 from ldp_companion.pm.references import discretized_reference

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ldp_companion.auditing.audit import exact_audit, law_log_ratio
-from ldp_companion.page.exercises import Between, ExerciseSet
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.compare import crossover
+from ldp_companion.page.exercises import Between, ExerciseSet
 from ldp_companion.pm.discretize import discretized
 
 __all__ = ["EXERCISES", "AUDIT_N"]

@@ -15,10 +15,19 @@ import pandas as pd
 
 from ldp_companion.execution.grid import run_grid
 from ldp_companion.pm import fedsgd as fl
-from ldp_companion.pm.multidim import (_check_tuples, _estimate_mean, _expected_mse,
-                                       _per_coordinate_variance, lemma13_scale)
-from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
-                                      check_unit_interval)
+from ldp_companion.pm.multidim import (
+    _check_tuples,
+    _estimate_mean,
+    _expected_mse,
+    _per_coordinate_variance,
+    lemma13_scale,
+)
+from ldp_companion.validation import (
+    check_epsilon,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["MeanTask", "LearningTask", "mean_estimation_grid", "fedsgd_grid", "paper_tasks",
            "split_task", "DATA_SOURCES", "check_data", "first_group_gradients",
@@ -225,12 +234,13 @@ def paper_tasks(rng: np.random.Generator, *, vehicle_last: int = 20,
     mean_tasks : list of MeanTask
     learn_tasks : list of LearningTask
     """
-    from ldp_companion.pm import external_data as ext
     from ldp_companion.data.datasets import scale_to_unit_interval
+    from ldp_companion.pm import external_data as ext
 
     ext.require(["wisdm", "ipums_br", "ipums_mx", "vehicle"])
     wisdm = ext.load_wisdm()
-    mean_tasks = [MeanTask("WISDM", scale_to_unit_interval(wisdm[["x", "y", "z"]].to_numpy()), 3 / 5)]
+    mean_tasks = [MeanTask("WISDM", scale_to_unit_interval(wisdm[["x", "y", "z"]].to_numpy()),
+                           3 / 5)]
     learn = []
     for country, n_cat, task in (("BR", 10, "linear"), ("MX", 14, "logistic")):
         numeric, categorical, income = ext.load_ipums(country)

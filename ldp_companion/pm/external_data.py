@@ -1,4 +1,5 @@
-"""Real data sets of the ``paper`` profile of chapter 3 (Zhao et al. 2020), read from the data folder.
+"""Real data sets of the ``paper`` profile of chapter 3 (Zhao et al. 2020), read from the data
+folder.
 
 The ``paper`` profile of the Three-Outputs / PM-SUB / HM-TP chapter uses four real data sets:
 WISDM (activity recognition, raw accelerometer file v1.1), two IPUMS International census
@@ -6,18 +7,19 @@ extracts (Brazil "BR" and Mexico "MX") and the SensIT Vehicle data (Duarte & Hu 
 distributed by LIBSVM. None of them is in the offline cache, none has a checksum we could verify
 here, and the IPUMS extracts need a (free) account. So, unlike :mod:`ldp_companion.data.datasets`,
 the loaders here download nothing: ``python -m ldp_companion data fetch pm``
-(:mod:`ldp_companion.edition.data_fetch`) fetches WISDM and Vehicle once, and the user makes the IPUMS
-extracts, into the same cache folder (:func:`ldp_companion.data.datasets.cache_dir`, i.e. ``$LDP_COMPANION_DATA`` if set)::
+(:mod:`ldp_companion.edition.data_fetch`) fetches WISDM and Vehicle once, and the user makes the
+IPUMS extracts, into the same cache folder (:func:`ldp_companion.data.datasets.cache_dir`, i.e.
+``$LDP_COMPANION_DATA`` if set)::
 
     <cache>/wisdm/WISDM_ar_v1.1_raw.txt
     <cache>/vehicle/combined_scale.bz2, combined_scale.t.bz2   (or combined*, or decompressed)
     <cache>/ipums/ipums_br.csv, ipums_mx.csv                   (or .csv.gz)
 
 :func:`require` checks that the named data sets are there and raises one
-:class:`~ldp_companion.data.datasets.DataError` listing every missing file, where to get it and where
-to put it. The loaders raise the same error for a missing file. :func:`preprocess_for_ldp` turns a
-table into the paper's representation (numeric columns in [-1, 1], each categorical column with
-``k`` values as ``k - 1`` columns in {-1, 1}). See ``data/README.md``.
+:class:`~ldp_companion.data.datasets.DataError` listing every missing file, where to get it and
+where to put it. The loaders raise the same error for a missing file. :func:`preprocess_for_ldp`
+turns a table into the paper's representation (numeric columns in [-1, 1], each categorical column
+with ``k`` values as ``k - 1`` columns in {-1, 1}). See ``data/README.md``.
 """
 from __future__ import annotations
 

@@ -24,10 +24,21 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ldp_companion.pm.multidim import (DUCHI_MD, LAPLACE_SPLIT, _alg6_sample, _check_ties,
-                                    _estimate_mean, _resolve_k, resolve_mechanism)
-from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
-                                      check_unit_interval)
+from ldp_companion.pm.multidim import (
+    DUCHI_MD,
+    LAPLACE_SPLIT,
+    _alg6_sample,
+    _check_ties,
+    _estimate_mean,
+    _resolve_k,
+    resolve_mechanism,
+)
+from ldp_companion.validation import (
+    check_epsilon,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["TASKS", "FedSGDResult", "fedsgd", "server_mean", "gradients", "predict", "mse",
            "misclassification_rate"]

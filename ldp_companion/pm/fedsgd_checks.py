@@ -10,15 +10,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ldp_companion.auditing.montecarlo import bonferroni_z, means_match, paired_differences
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.base import ScalarMechanism
-from ldp_companion.auditing.montecarlo import bonferroni_z, means_match, paired_differences
-from ldp_companion.verdicts.paired import within_margin
 from ldp_companion.page.plotting import label
-from ldp_companion.pm import fedsgd as fl, synthetic
+from ldp_companion.pm import fedsgd as fl
+from ldp_companion.pm import synthetic
 from ldp_companion.pm.discretize import discretized
 from ldp_companion.pm.experiments import LearningTask, split_task
 from ldp_companion.validation import check_positive_int, check_rng
+from ldp_companion.verdicts.paired import within_margin
 
 __all__ = ["FED_MECHS", "PROPOSED", "EXISTING", "TEST_FRACTION", "SIMILAR", "learning_tasks",
            "record_server", "top_epsilon_errors", "record_erm", "outputs_mechanisms",

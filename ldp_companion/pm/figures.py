@@ -14,8 +14,14 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.mechanisms import get_mechanism
-from ldp_companion.page.plotting import (PAGE_WIDTH_PX, color, label, legend_below, marker,
-                                    plot_vs_epsilon)
+from ldp_companion.page.plotting import (
+    PAGE_WIDTH_PX,
+    color,
+    label,
+    legend_below,
+    marker,
+    plot_vs_epsilon,
+)
 from ldp_companion.pm.mechanism_checks import PIECEWISE
 from ldp_companion.pm.worst_case import MECHS, NEW
 

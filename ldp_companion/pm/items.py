@@ -1,6 +1,8 @@
-"""Numbered items of Zhao et al. 2020, Local Differential Privacy based Federated Learning for the Internet of Things: each with its place in chapter 03-pm-three-outputs.
+"""Numbered items of Zhao et al. 2020, Local Differential Privacy based Federated Learning for the
+Internet of Things: each with its place in chapter 03-pm-three-outputs.
 
-Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every ledger claim of the chapter to the items it checks.
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps
+every ledger claim of the chapter to the items it checks.
 """
 from ldp_companion.verdicts.coverage import Item, PaperItems
 
@@ -109,8 +111,8 @@ _ITEMS = [
      "reason": "only the heading 'Remark 1.' survives in the text we have, so what it states "
                "cannot be checked; its likely content (Three-Outputs is Duchi's mechanism "
                "below ln 2) is checked under Table II (three-outputs-leaves-duchi)."},
-    # Fig. 3 is never named in the text we have (no caption, no reference), but Fig. 2 and Fig. 4 are,
-    # and IEEE numbering is consecutive, so it exists; placed between Sec. III-A (Fig. 2) and
+    # Fig. 3 is never named in the text we have (no caption, no reference), but Fig. 2 and Fig. 4
+    # are, and IEEE numbering is consecutive, so it exists; placed between Sec. III-A (Fig. 2) and
     # Sec. V-B (Fig. 4) -- its exact position and content are unknown.
     {"ref": "Fig. 3",
      "title": "Unknown: caption and every reference lost from the text we have",
@@ -268,40 +270,40 @@ _ITEMS = [
     {"ref": "Fig. 16",
      "title": "Sign check in Lemma 4 proof for the regime above ln 4",
      "status": "not reproduced",
-     "reason": "its plotted expression (Appendix E, after Eq. (85)) is lost from the text we have, so it "
-               "would first have to be re-derived; the chapter checks Lemma 4's result directly "
-               "instead (lemma4-table, lemma4-thresholds, lemma23-grid)."},
+     "reason": "its plotted expression (Appendix E, after Eq. (85)) is lost from the text we have, "
+               "so it would first have to be re-derived; the chapter checks Lemma 4's result "
+               "directly instead (lemma4-table, lemma4-thresholds, lemma23-grid)."},
     # REPRODUCIBLE OFFLINE: the cubic of Eqs. (92)/(117) is ldp_companion.pm.theory.cubic_dv_da;
     # plot its value/sign at the case boundaries over ε.
     {"ref": "Fig. 17",
      "title": "Sign of the cubic's real root in Case 1 of Lemma 4 proof",
      "status": "not reproduced",
-     "reason": "the plotted quantity of Case 1 (Appendix E, Eq. (118)) is lost from the text we have and "
-               "would have to be re-derived from the cubic; the chapter checks the resulting "
-               "Eq. (5) and its thresholds directly (lemma4-table, lemma4-thresholds)."},
+     "reason": "the plotted quantity of Case 1 (Appendix E, Eq. (118)) is lost from the text we "
+               "have and would have to be re-derived from the cubic; the chapter checks the "
+               "resulting Eq. (5) and its thresholds directly (lemma4-table, lemma4-thresholds)."},
     # REPRODUCIBLE OFFLINE: Eqs. (119)-(120) are values of the cubic
     # (ldp_companion.pm.theory.cubic_dv_da) and its derivative at a boundary; plot them over ε.
     {"ref": "Fig. 18",
      "title": "Signs of Eqs. (119)-(120) for the cubic in Lemma 4 proof",
      "status": "not reproduced",
-     "reason": "the plotted expressions of Eqs. (119)-(120) are lost from the text we have and would have "
-               "to be re-derived from the cubic; the chapter checks the resulting Eq. (5) "
-               "directly (lemma4-table, lemma23-grid)."},
+     "reason": "the plotted expressions of Eqs. (119)-(120) are lost from the text we have and "
+               "would have to be re-derived from the cubic; the chapter checks the resulting Eq. "
+               "(5) directly (lemma4-table, lemma23-grid)."},
     # REPRODUCIBLE OFFLINE: plot the three roots of ldp_companion.pm.theory.cubic_dv_da over ε
     # against the cap E/(E+2), marking the root that Eq. (121) selects.
     {"ref": "Fig. 19",
      "title": "Choice of the correct cubic root in Case 3 of Lemma 4 proof",
      "status": "not reproduced",
-     "reason": "the plotted root expression (Eq. (121)) is lost from the text we have and would have to "
-               "be re-derived; the chapter instead confirms the chosen root against bounded "
-               "minimisation and a grid search (lemma4-table, lemma23-grid)."},
+     "reason": "the plotted root expression (Eq. (121)) is lost from the text we have and would "
+               "have to be re-derived; the chapter instead confirms the chosen root against "
+               "bounded minimisation and a grid search (lemma4-table, lemma23-grid)."},
     # ---- Appendix -H ------------------------------------------------------------------------
     {"ref": "Fig. 20",
      "title": "Numerical inequality check used in Appendix H (HM-TP analysis)",
      "status": "not reproduced",
      "reason": "the inequality it plots (Appendix H, used by the HM-TP case analysis of Appendix "
-               "U) is lost from the text we have and cannot be identified; the chapter checks HM-TP's "
-               "resulting worst-case variance instead (fig1-values)."},
+               "U) is lost from the text we have and cannot be identified; the chapter checks "
+               "HM-TP's resulting worst-case variance instead (fig1-values)."},
     # ---- Appendix -M (proof of Lemma 10): captions partly survive ("Figure 21: ..." etc.) ---
     {"ref": "Fig. 21",
      "title": "Root location of a function in the Lemma 10 proof",
@@ -312,9 +314,9 @@ _ITEMS = [
     {"ref": "Fig. 22",
      "title": "Case split on a function in the Lemma 10 proof",
      "status": "not reproduced",
-     "reason": "its caption and plotted function (Appendix M) are lost from the text we have; the chapter "
-               "checks the optimal β through HM-TP's worst-case variance instead (fig1-values, "
-               "hmtp-le-parts)."},
+     "reason": "its caption and plotted function (Appendix M) are lost from the text we have; the "
+               "chapter checks the optimal β through HM-TP's worst-case variance instead "
+               "(fig1-values, hmtp-le-parts)."},
     {"ref": "Fig. 23",
      "title": "Slope check in the Lemma 10 proof",
      "status": "not reproduced",
@@ -345,8 +347,8 @@ _ITEMS = [
     {"ref": "Fig. 27",
      "title": "A value is negative on an ε range (Appendix O)",
      "status": "not reproduced",
-     "reason": "the plotted value (Appendix O) is lost from the text we have; the chapter checks HM-TP's "
-               "resulting worst-case variance instead (fig1-values, hmtp-le-parts)."},
+     "reason": "the plotted value (Appendix O) is lost from the text we have; the chapter checks "
+               "HM-TP's resulting worst-case variance instead (fig1-values, hmtp-le-parts)."},
     # ---- Appendix -S (choice of k) -----------------------------------------------------------
     # The notebook's "Appendix S: the best ε1 per mechanism" plot of h(ε1) = ε1·max_x E[Y²|x]
     # stands in for it (the objective of Eq. (166) is lost from the paper's text; rebuilt here).
@@ -543,5 +545,7 @@ CLAIM_KINDS = {
     "beyond-lp-values": "beyond the paper",
 }
 
-ITEMS = PaperItems("03-pm-three-outputs", "Zhao et al. 2020, Local Differential Privacy based Federated Learning for the Internet of Things",
+ITEMS = PaperItems("03-pm-three-outputs",
+                   "Zhao et al. 2020, Local Differential Privacy based Federated Learning for the "
+                   "Internet of Things",
                    [Item(**d) for d in _ITEMS], placeholder=False)

@@ -15,8 +15,8 @@ import pandas as pd
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.piecewise import pm_opt_t, pm_opt_t_ferrari
 from ldp_companion.mechanisms.three_outputs import EPS_CAP, p00
-from ldp_companion.pm import theory
 from ldp_companion.page.plotting import tick_text
+from ldp_companion.pm import theory
 from ldp_companion.pm.references import T_STAR, lemma4_reference
 from ldp_companion.validation import check_positive_int, check_rng
 

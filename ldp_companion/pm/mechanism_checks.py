@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.auditing.audit import exact_audit, largest_excess
+from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
 from ldp_companion.mechanisms import get_mechanism
 from ldp_companion.mechanisms.hybrid import hm_tp_beta
-from ldp_companion.auditing.montecarlo import bonferroni_z, moment_check
 from ldp_companion.page.plotting import label, tick_text
 from ldp_companion.pm import theory
 from ldp_companion.pm.references import VARIANCE_EPS1

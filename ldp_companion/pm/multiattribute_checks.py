@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ldp_companion.page.plotting import label
 from ldp_companion.pm import multidim as md
 from ldp_companion.pm.experiments import lemma13_growth, lemma13_slopes
-from ldp_companion.verdicts.paired import within_margin
-from ldp_companion.page.plotting import label
 from ldp_companion.validation import check_positive_int
+from ldp_companion.verdicts.paired import within_margin
 
 __all__ = ["K_RULE", "KRULE_MECHS", "PROPOSED", "k_rule_table", "record_eq36",
            "alg6_ratio_table", "record_lemma12", "duchi_md_table", "record_duchi_md",

@@ -28,8 +28,12 @@ import numpy as np
 
 from ldp_companion.mechanisms import REGISTRY, get_mechanism
 from ldp_companion.mechanisms.base import ScalarMechanism
-from ldp_companion.validation import (check_epsilon, check_positive_int, check_rng,
-                                      check_unit_interval)
+from ldp_companion.validation import (
+    check_epsilon,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["K_THRESHOLD", "LAPLACE_SPLIT", "DUCHI_MD", "multidim_names", "choose_k",
            "resolve_mechanism", "alg6_privatize", "alg6_variance", "alg6_output_law",

@@ -28,12 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numpy.polynomial import Polynomial
-from scipy import optimize
-from scipy import sparse
+from scipy import optimize, sparse
 
 from ldp_companion.mechanisms.hybrid import HM, HMTP, Mixture
-from ldp_companion.mechanisms.piecewise import (PM, Piecewise, PMSub, pm_opt_t,
-                                                pm_opt_t_ferrari)
+from ldp_companion.mechanisms.piecewise import PM, Piecewise, PMSub, pm_opt_t, pm_opt_t_ferrari
 from ldp_companion.mechanisms.three_outputs import EPS_CAP, ThreeOutputs, p00
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng
 
@@ -618,7 +616,7 @@ def lemma7_table(eps_grid=(0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0)) -> pd.
     for eps in eps_grid:
         eps = check_epsilon(eps)
         t = pm_opt_t(eps)
-        res = optimize.minimize_scalar(lambda u: Piecewise(eps, u).worst_case_variance(),
+        res = optimize.minimize_scalar(lambda u, eps=eps: Piecewise(eps, u).worst_case_variance(),
                                        bounds=(1.0, np.exp(eps / 2.0)), method="bounded",
                                        options={"xatol": 1e-14})
         v_sub = PMSub(eps).worst_case_variance()

@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.verdicts.paired import gain, wide, within_margin
 from ldp_companion.page.plotting import label, tick_text
 from ldp_companion.spof import data
 from ldp_companion.spof import experiments as ex
+from ldp_companion.verdicts.paired import gain, wide, within_margin
 
 __all__ = ["METHODS", "GAINS", "GAIN_PAIRS", "PUBLISHED_ZEROS", "authors_zeros",
            "baseline_table", "record_published_zeros", "mean_accuracy", "mean_at_c",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.verdicts.paired import within_margin
 from ldp_companion.spof import complexity
 from ldp_companion.spof.experiments import TIME_MARGIN
+from ldp_companion.verdicts.paired import within_margin
 
 __all__ = ["operation_table", "record_appg", "savings", "record_time", "TIME_PAPER",
            "TIMED", "DPSGD"]

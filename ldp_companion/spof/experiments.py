@@ -3,8 +3,8 @@ against the stabilization constant c), training time per epoch, and the headline
 
 A grid cell is one (method, condition[, c]) pair; its ``R = runs × len(ε grid)`` replicates
 train together (:func:`ldp_companion.spof.train.train`). Cells run through
-:func:`ldp_companion.execution.grid.run_grid`, so a serial and a parallel run give the same table. Every
-cell sees the same data: the table is expanded, scaled and split once, from the run's seed.
+:func:`ldp_companion.execution.grid.run_grid`, so a serial and a parallel run give the same table.
+Every cell sees the same data: the table is expanded, scaled and split once, from the run's seed.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import functools
 import numpy as np
 import pandas as pd
 
-from ldp_companion.neural.device import one_thread
 from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.device import one_thread
 from ldp_companion.spof import data as spof_data
 from ldp_companion.spof.train import CONDITIONS, METHODS, Setup, train
 from ldp_companion.validation import check_positive_int
@@ -39,6 +39,8 @@ GAIN_MARGIN = 1.0
 
 #: The chapter's parameters that are fields of :class:`~ldp_companion.spof.train.Setup`.
 _SETUP_PARAMS = ("users", "code", "c", "clip", "sigma_env", "delta", "lr", "epochs")
+#: The default hyper-parameters of the grids (Alg. 1's; :class:`Setup` is frozen).
+_DEFAULT_SETUP = Setup()
 
 
 def setup_from(cfg) -> Setup:
@@ -105,7 +107,7 @@ def _grid(cells, x_train, x_test, epsilons, runs, seed, setup, device, n_jobs, p
 
 
 def fig3_grid(methods, conditions, epsilons, runs: int, seed: int, *, x_train, x_test,
-              setup: Setup = Setup(), device=None, n_jobs=None,
+              setup: Setup = _DEFAULT_SETUP, device=None, n_jobs=None,
               progress: bool | None = None) -> pd.DataFrame:
     """Fig. 3: accuracy of every method against ε, in each condition.
 
@@ -144,7 +146,7 @@ def fig3_grid(methods, conditions, epsilons, runs: int, seed: int, *, x_train, x
 
 
 def fig2_grid(methods, c_grid, epsilon: float, runs: int, seed: int, *, x_train, x_test,
-              setup: Setup = Setup(), device=None, n_jobs=None,
+              setup: Setup = _DEFAULT_SETUP, device=None, n_jobs=None,
               progress: bool | None = None) -> pd.DataFrame:
     """Fig. 2: accuracy against the stabilization constant ``c`` at one ε, noiseless.
 
@@ -161,7 +163,7 @@ def fig2_grid(methods, c_grid, epsilon: float, runs: int, seed: int, *, x_train,
 
 
 def timing(methods, epsilon: float, repeats: int, seed: int, *, x_train, x_test,
-           setup: Setup = Setup(), device=None) -> pd.DataFrame:
+           setup: Setup = _DEFAULT_SETUP, device=None) -> pd.DataFrame:
     """Training time per epoch of one model (``R = 1``), noiseless: ``repeats`` paired
     timings, each method once per repeat, in turn on this process and device, the order
     reversed every other repeat (so that a drift of the machine's load meets every method

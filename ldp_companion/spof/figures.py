@@ -9,8 +9,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ldp_companion.page.plotting import (PAGE_WIDTH_PX, SERIES_COLORS, color, label, legend_below,
-                                    marker, plot_vs_epsilon, tick_text)
+from ldp_companion.page.plotting import (
+    PAGE_WIDTH_PX,
+    SERIES_COLORS,
+    color,
+    label,
+    legend_below,
+    marker,
+    plot_vs_epsilon,
+    tick_text,
+)
 from ldp_companion.spof import noisy
 from ldp_companion.spof.accuracy_claims import mean_accuracy, mean_at_c
 from ldp_companion.spof.noisy_claims import FIG4_H

@@ -1,8 +1,8 @@
 """Numbered items of Habib, Chou & Kim, Stabilization of Perturbed Loss Function: Differential
 Privacy without Gradient Noise: each with its place in chapter 04-spof.
 
-Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every
-ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps
+every ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
 not about the paper's results (the book's own checks, the authors' code, the paper's slips).
 """
 from ldp_companion.verdicts.coverage import Item, PaperItems

@@ -725,9 +725,10 @@ def mc_prob_bj_below(threshold, sigma, h, W, draws: int, rng,
                      chunk: int = 65536) -> np.ndarray | float:
     """Monte Carlo ``Pr[b_j < threshold]`` for ``n ~ N(0, σ² I_n)`` and fixed ``W``, ``h``.
 
-    Draws are generated and reduced in chunks (one matrix product per chunk). Reference ( ``W ~ U(-10, 10)^{14×7}``, ``σ = 5``): ``Pr[b_j < l] ≈ 0.008, 0.068, 0.501, 0.952`` for
-    ``h = 0, 0.25, 0.5, 0.75`` (these depend on the ``W`` draw); ``Pr[b_j < 1] < 1/2`` for every
-    ``W``, ``h``, ``σ`` when ``l ≥ 2``.
+    Draws are generated and reduced in chunks (one matrix product per chunk). Reference
+    ( ``W ~ U(-10, 10)^{14×7}``, ``σ = 5``): ``Pr[b_j < l] ≈ 0.008, 0.068, 0.501, 0.952``
+    for ``h = 0, 0.25, 0.5, 0.75`` (these depend on the ``W`` draw); ``Pr[b_j < 1] < 1/2`` for
+    every ``W``, ``h``, ``σ`` when ``l ≥ 2``.
 
     Parameters
     ----------

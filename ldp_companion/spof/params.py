@@ -1,7 +1,14 @@
 """Parameters of chapter 4 (Habib, Chou & Kim, SPOF) per profile: the one source the
 chapter's parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
-from ldp_companion.execution.profiles import (N_JOBS, ChapterParams, Choice, Number, OneOf, Text,
-                                    every_profile)
+from ldp_companion.execution.profiles import (
+                                    N_JOBS,
+                                    ChapterParams,
+                                    Choice,
+                                    Number,
+                                    OneOf,
+                                    Text,
+                                    every_profile,
+)
 
 __all__ = ["PARAMS"]
 

@@ -32,8 +32,12 @@ from scipy import stats
 from ldp_companion.auditing import audit
 from ldp_companion.mechanisms.base import OutputLaw
 from ldp_companion.spof import sensitivity, taylor
-from ldp_companion.validation import (check_epsilons, check_positive_int, check_rng,
-                                      check_unit_interval)
+from ldp_companion.validation import (
+    check_epsilons,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["VARIANTS", "SPLITS", "READINGS", "coefficient_release", "log_ratio_at",
            "laplace_log_ratio_sup", "laplace_privacy_loss", "laplace_kl", "PairRelease",
@@ -375,9 +379,9 @@ def _laplace_law(mean: float, scale: float) -> OutputLaw:
 
 
 def audit_exact(release: PairRelease) -> float:
-    """The release's ε by the shared exact auditor (:func:`ldp_companion.auditing.audit.law_log_ratio`),
-    summed over the independent coordinates: an implementation independent of
-    :func:`laplace_privacy_loss`."""
+    """The release's ε by the shared exact auditor
+    (:func:`ldp_companion.auditing.audit.law_log_ratio`), summed over the independent coordinates:
+    an implementation independent of :func:`laplace_privacy_loss`."""
     if not isinstance(release, PairRelease):
         raise TypeError("release must be a PairRelease")
     laws_a = [_laplace_law(m, s) for m, s in zip(release.mean_a, release.scale_a)]

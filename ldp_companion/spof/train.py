@@ -43,8 +43,13 @@ import torch
 
 from ldp_companion.neural.device import seed_torch, torch_device
 from ldp_companion.spof import model, sensitivity, taylor
-from ldp_companion.validation import (check_epsilon, check_epsilons, check_positive_int,
-                                      check_rng, check_unit_interval)
+from ldp_companion.validation import (
+    check_epsilon,
+    check_epsilons,
+    check_positive_int,
+    check_rng,
+    check_unit_interval,
+)
 
 __all__ = ["METHODS", "CONDITIONS", "Setup", "REPLACEMENT", "noise_multiplier",
            "gaussian_noise_multiplier", "train", "accuracy",
@@ -120,7 +125,7 @@ class Setup:
 REPLACEMENT = 2.0
 
 
-def gaussian_noise_multiplier(epsilon: float, setup: "Setup") -> float:
+def gaussian_noise_multiplier(epsilon: float, setup: Setup) -> float:
     """Noise std over ``C`` of ``dpsgd_param``: ``REPLACEMENT`` × :func:`noise_multiplier`
     (``setup.epochs`` steps, ``setup.delta``), so that a record *replaced* (Def. 1) spends
     ``(ε, δ)``: 8.10 at ε = 1, δ = 10⁻⁵, one epoch."""
@@ -221,8 +226,8 @@ def _release_gradient(g, b, ctx):
     """Alg. 2, Steps 4-6: clip the logit gradient ``g`` (Eq. 15) and add ``Lap(Δ_SGD/ε)`` per
     feature, ``Δ_SGD = 2 b_j n`` unclipped (twice Eqs. 24-27's: the gradient is taken at the
     current logit, which moves with the record;
-    :func:`~ldp_companion.spof.sensitivity.delta_sgd_current`), ``2nC`` clipped. Returns the released
-    gradient and which records were clipped (R, m, 1)."""
+    :func:`~ldp_companion.spof.sensitivity.delta_sgd_current`), ``2nC`` clipped. Returns the
+    released gradient and which records were clipped (R, m, 1)."""
     s, n = ctx.setup, ctx.n
     g, norm = _clip(g, s.clip)
     clipped = norm >= s.clip
@@ -473,7 +478,8 @@ def train(method: str, x_train, x_test, epsilons, *, condition: str = "noiseless
         raise ValueError(f"x_train has {len(x_train)} rows, fewer than the {feeds} users")
     sigma = None
     if method == "dpsgd_param":
-        sigma = torch.tensor([gaussian_noise_multiplier(float(e), setup) for e in eps], device=dev, dtype=torch.float32)
+        sigma = torch.tensor([gaussian_noise_multiplier(float(e), setup) for e in eps],
+                             device=dev, dtype=torch.float32)
     ctx = _Context(setup, method, condition == "noisy",
                    torch.tensor(eps, dtype=torch.float32, device=dev).view(-1, 1, 1), n,
                    c, sigma, gen)

@@ -22,9 +22,15 @@ from __future__ import annotations
 import math
 
 from ldp_companion.tensor.backend import add_noise, check_tensor
-from ldp_companion.tensor.calibration import (check_delta, check_value_range, gaussian_sigma,
-                                              idn_sigma, laplace_scale, mvg_iid_sigma,
-                                              tensor_size)
+from ldp_companion.tensor.calibration import (
+    check_delta,
+    check_value_range,
+    gaussian_sigma,
+    idn_sigma,
+    laplace_scale,
+    mvg_iid_sigma,
+    tensor_size,
+)
 from ldp_companion.validation import check_epsilon
 
 __all__ = ["laplace_mechanism", "gaussian_mechanism", "idn_mechanism", "mvg_mechanism",

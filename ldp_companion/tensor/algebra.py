@@ -71,7 +71,8 @@ def unfold(x, mode: int) -> np.ndarray:
 
 
 def fold(matrix, mode: int, shape) -> np.ndarray:
-    """The inverse of :func:`unfold`: the tensor of ``shape`` whose mode-n unfolding is ``matrix``."""
+    """The inverse of :func:`unfold`: the tensor of ``shape`` whose mode-n unfolding is
+    ``matrix``."""
     shape = tuple(int(s) for s in shape)
     mode = check_mode(mode, len(shape))
     moved = (shape[mode],) + shape[:mode] + shape[mode + 1:]

@@ -95,7 +95,7 @@ def sample_tvg(shape, *, rng, covariances=None, factors=None, size: int | None =
     us = _factors(shape, covariances, factors)
     rng = check_rng(rng)
     batched = size is not None
-    draw = rng.standard_normal(((int(size),) if batched else ()) + shape)
+    draw = rng.standard_normal(((int(size),) if size is not None else ()) + shape)
     z = multi_mode_product(draw, us, batched=batched)
     return z if mean is None else z + np.asarray(mean, dtype=float)
 

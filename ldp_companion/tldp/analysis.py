@@ -11,8 +11,9 @@ import functools
 
 import numpy as np
 import pandas as pd
-from ldp_companion.verdicts.paired import equivalent, gain, wide
+
 from ldp_companion.tldp.privacy import gaussian_mu, gdp_epsilon_exact, laplace_true_epsilon
+from ldp_companion.verdicts.paired import equivalent, gain, wide
 
 __all__ = ["wide", "gain", "equivalent", "eps_to_reach", "true_epsilon", "composed_epsilon",
            "BASELINES", "clean_f1", "mean_f1", "tensor_sizes", "with_true_epsilon",

@@ -29,8 +29,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.tensor.calibration import (check_delta, check_value_range, idn_c, mvg_budget,
-                                              tensor_size)
+from ldp_companion.tensor.calibration import (
+    check_delta,
+    check_value_range,
+    idn_c,
+    mvg_budget,
+    tensor_size,
+)
 from ldp_companion.tldp import mechanisms
 from ldp_companion.tldp.algorithm import retain_prob
 from ldp_companion.validation import check_epsilon, check_positive_int, check_rng

@@ -75,8 +75,8 @@ def _pair_mu() -> float:
 
 
 def audit_proxy(mu: float, n: int, confidence: float = 0.95) -> float:
-    """A noise-free stand-in for :func:`~ldp_companion.auditing.audit.empirical_audit`'s bound between
-    two Gaussians ``μ`` standard deviations apart.
+    """A noise-free stand-in for :func:`~ldp_companion.auditing.audit.empirical_audit`'s bound
+    between two Gaussians ``μ`` standard deviations apart.
 
     The largest Clopper–Pearson bound ``log(p_lower / q_upper)`` over the tail regions
     ``{S ≥ c}`` of the projection, with the ``n/2`` held-out counts at their expected values.

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.data import paper_assets
-from ldp_companion.verdicts.paired import within_margin
 from ldp_companion.tldp import analysis as an
 from ldp_companion.tldp import paper
 from ldp_companion.tldp.checks import DELTA_PAPER
+from ldp_companion.verdicts.paired import within_margin
 
 __all__ = ["record_fig1", "record_fig1_true", "record_fig2", "record_fig3",
            "record_settings", "record_paper_levels", "PAPER_CLAIMS"]

@@ -14,12 +14,12 @@
 
 The metric is weighted F1 on clean test data (Eqs. 13-16, ``f1_score(average="weighted")``).
 Each cell (task, mechanism, ε, run) has its own numpy generator,
-``cell_rng(seed, {task, mechanism, epsilon, run})`` (:mod:`ldp_companion.execution.grid`), which drives
-the perturbation, the clients' split, the model's initialisation and the batch order (through
+``cell_rng(seed, {task, mechanism, epsilon, run})`` (:mod:`ldp_companion.execution.grid`), which
+drives the perturbation, the clients' split, the model's initialisation and the batch order (through
 :func:`~ldp_companion.neural.device.seed_torch`). The cells of one (task, mechanism), every ε and
 run, are trained side by side as one batched model (:mod:`ldp_companion.tldp.stacked`; the
-same weights as one cell at a time), one call through :func:`ldp_companion.execution.grid.run_grid` per
-(task, mechanism); torch runs on one thread inside a call, so a serial run and a joblib run
+same weights as one cell at a time), one call through :func:`ldp_companion.execution.grid.run_grid`
+per (task, mechanism); torch runs on one thread inside a call, so a serial run and a joblib run
 give identical tables (except the ``seconds`` column, wall time).
 
 Deviations from the paper (Tables II-IV): small torch MLPs instead of an ImageNet-pretrained
@@ -43,12 +43,12 @@ import torch
 from sklearn.metrics import f1_score
 from torch import nn
 
-from ldp_companion.neural.device import one_thread, seed_torch, torch_device
 from ldp_companion.execution.grid import cell_rng, run_grid
+from ldp_companion.neural.device import one_thread, seed_torch, torch_device
+from ldp_companion.neural.training import as_tensor, fit_classifier
 from ldp_companion.tldp import mechanisms as tldp_mechanisms
 from ldp_companion.tldp.data import TASKS, Task, load_task
 from ldp_companion.tldp.stacked import fit_stacked, stacked_logits, stacked_mlp
-from ldp_companion.neural.training import as_tensor, fit_classifier
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASK_NAMES", "MECHANISMS", "NOISE_AT", "cached_task", "client_partition",

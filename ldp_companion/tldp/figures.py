@@ -14,8 +14,14 @@ import numpy as np
 import pandas as pd
 
 from ldp_companion.auditing.audit import ldp_accuracy_bound
-from ldp_companion.page.plotting import (color, epsilon_axis, label, legend_below, marker,
-                                    plot_panels_vs_epsilon)
+from ldp_companion.page.plotting import (
+    color,
+    epsilon_axis,
+    label,
+    legend_below,
+    marker,
+    plot_panels_vs_epsilon,
+)
 from ldp_companion.tldp import algorithm as alg
 from ldp_companion.tldp import analysis as an
 from ldp_companion.tldp import paper

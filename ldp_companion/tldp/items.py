@@ -1,8 +1,8 @@
 """Numbered items of Yuan, Tang, Huang & Wang, Local Differential Privacy for Tensors in
 Distributed Computing Systems: each with its place in chapter 01-tldp.
 
-Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every
-ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps
+every ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
 not about the paper's results (the book's own checks, the paper's slips).
 """
 from ldp_companion.verdicts.coverage import Item, PaperItems

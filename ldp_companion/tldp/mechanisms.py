@@ -12,8 +12,12 @@
 """
 from __future__ import annotations
 
-from ldp_companion.tensor.additive import (gaussian_mechanism, idn_mechanism,
-                                           laplace_mechanism, mvg_mechanism)
+from ldp_companion.tensor.additive import (
+    gaussian_mechanism,
+    idn_mechanism,
+    laplace_mechanism,
+    mvg_mechanism,
+)
 from ldp_companion.tensor.backend import check_tensor
 from ldp_companion.tensor.calibration import check_value_range
 from ldp_companion.tldp.algorithm import _intensity_weights, _tldp

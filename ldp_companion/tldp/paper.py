@@ -16,8 +16,8 @@ stand in for.
 
 The data and weights come from :mod:`ldp_companion.data.paper_assets`; a missing file raises a
 :class:`~ldp_companion.data.datasets.DataError` naming it. Cells run through
-:func:`~ldp_companion.execution.grid.run_grid` like the offline grids, so a run is reproducible from its
-seed. Deviations: a regex tokenizer instead of spaCy; BatchNorm running statistics averaged
+:func:`~ldp_companion.execution.grid.run_grid` like the offline grids, so a run is reproducible from
+its seed. Deviations: a regex tokenizer instead of spaCy; BatchNorm running statistics averaged
 by the server without noise (the authors' code does not perturb them either); every
 parameter tensor is perturbed, the frozen GloVe embedding included (the code perturbs every
 key holding "weight" or "bias").
@@ -35,13 +35,21 @@ from sklearn.model_selection import train_test_split
 from torch import nn
 
 from ldp_companion.data import paper_assets
-from ldp_companion.neural.device import one_thread, seed_torch_global, torch_device
 from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.device import one_thread, seed_torch_global, torch_device
 from ldp_companion.neural.models import BiLSTMEncoder
-from ldp_companion.tldp.experiments import (BATCH_SIZE, MECHANISMS, _aggregate, _check_names,
-                                            _check_per_task, _perturb, _set_params,
-                                            client_partition, f1_of_logits)
 from ldp_companion.neural.training import as_tensor, fit_classifier
+from ldp_companion.tldp.experiments import (
+    BATCH_SIZE,
+    MECHANISMS,
+    _aggregate,
+    _check_names,
+    _check_per_task,
+    _perturb,
+    _set_params,
+    client_partition,
+    f1_of_logits,
+)
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "TYPES", "PAPER_EPOCHS", "REPORTED", "assets_needed",
@@ -380,7 +388,7 @@ def run_present(types, tasks, mechanisms, eps_12, eps_3, runs: int, seed: int, *
     frames, skipped = [], {}
     for kind in types:
         ready, missing_files = paper_assets.split_ready(
-            [t for t in tasks if t in TYPES[kind]], lambda t: assets_needed(kind, [t]))
+            [t for t in tasks if t in TYPES[kind]], lambda t, kind=kind: assets_needed(kind, [t]))
         skipped.update({(kind, t): message for t, message in missing_files.items()})
         if ready:
             frames.append(paper_grid(kind, ready, mechanisms,

@@ -226,9 +226,9 @@ def spent_epsilon(mechanism: str, shape, value_range, epsilon, n: int, rng, *,
     ``n`` tensors of zeros of ``shape`` go through
     :func:`ldp_companion.tldp.mechanisms.perturb` (what the experiments call); the scale of
     the noise is estimated (:func:`ldp_companion.auditing.montecarlo.estimated_scale`) and turned
-    into what two tensors whose entries differ by the whole range ``Δ`` cost: ``IΔ/b̂`` for Laplace noise (pure ε),
-    and for Gaussian noise the ``(ε′, δ)`` of ``μ̂ = Δ√I/σ̂``-Gaussian DP (the exact profile,
-    :func:`gdp_epsilon_exact`). TLDP's kept entries would bias the estimate; with ``p``
+    into what two tensors whose entries differ by the whole range ``Δ`` cost: ``IΔ/b̂`` for Laplace
+    noise (pure ε), and for Gaussian noise the ``(ε′, δ)`` of ``μ̂ = Δ√I/σ̂``-Gaussian DP (the exact
+    profile, :func:`gdp_epsilon_exact`). TLDP's kept entries would bias the estimate; with ``p``
     underflowing (every realistic ``I``) there are none.
 
     Parameters

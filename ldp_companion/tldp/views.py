@@ -13,9 +13,8 @@ import pandas as pd
 
 from ldp_companion.page.plotting import label
 from ldp_companion.page.tables import assets_table, show_table
-from ldp_companion.tldp import error
+from ldp_companion.tldp import error, privacy
 from ldp_companion.tldp import experiments as ex
-from ldp_companion.tldp import privacy
 from ldp_companion.tldp.analysis import clean_f1
 from ldp_companion.tldp.checks import W_GRID, log10_p_table, noise_ratio_table
 

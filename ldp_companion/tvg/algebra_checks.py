@@ -14,8 +14,13 @@ import numpy as np
 import pandas as pd
 from scipy.stats import multivariate_normal
 
-from ldp_companion.tensor.algebra import (kolda_column, kron_covariance, multi_mode_product,
-                                          unfold, vec)
+from ldp_companion.tensor.algebra import (
+    kolda_column,
+    kron_covariance,
+    multi_mode_product,
+    unfold,
+    vec,
+)
 from ldp_companion.tensor.variate import sample_tvg, tvg_logpdf
 from ldp_companion.tvg import bounds
 

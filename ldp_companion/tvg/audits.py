@@ -5,9 +5,10 @@ A soundness claim ("mechanism X is (ε, δ)-DP") that holds with a wide margin c
 four times too small. These audits pin the noise down instead:
 
 * :func:`calibration_audit`: the exact ε of the noise the release functions add (the σ of
-  :func:`~ldp_companion.tvg.noise.entry_std` or :func:`~ldp_companion.tvg.release.directional_noise`,
-  audited by :func:`~ldp_companion.tvg.privacy.true_epsilon` at the worst change), next to the ε
-  that the paper's printed calibration predicts, computed by
+  :func:`~ldp_companion.tvg.noise.entry_std` or
+  :func:`~ldp_companion.tvg.release.directional_noise`, audited by
+  :func:`~ldp_companion.tvg.privacy.true_epsilon` at the worst change), next to the ε that the
+  paper's printed calibration predicts, computed by
   :mod:`~ldp_companion.tvg.reference` (the printed formulas and the Gaussian privacy profile in
   50 digits, none of the package's code);
 * :func:`budget_ratio`: Theorems 1–3's left side ``Πₖ tr Σₖ⁻¹`` of that noise over the printed

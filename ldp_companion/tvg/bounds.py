@@ -15,8 +15,13 @@ import math
 import numpy as np
 from scipy.stats import chi2
 
-from ldp_companion.tensor.calibration import (check_delta, check_value_range, idn_c,
-                                              tensor_size, zeta)
+from ldp_companion.tensor.calibration import (
+    check_delta,
+    check_value_range,
+    idn_c,
+    tensor_size,
+    zeta,
+)
 from ldp_companion.tensor.variate import check_covariance
 from ldp_companion.validation import check_epsilon
 

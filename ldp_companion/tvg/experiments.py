@@ -25,9 +25,9 @@ sensitivity of a tensor of ``I`` entries is ``2√I`` (Eqs. 34–36). Every figu
 ``δ = 1e-5``.
 
 Each cell (mechanism, ε, run) is one call of a module-level cell function through
-:func:`ldp_companion.execution.grid.run_grid`; the cell's numpy generator drives the noise and (through
-:func:`~ldp_companion.neural.device.seed_torch`) the head's initialisation and batch order, and
-torch runs on one thread inside a cell, so serial and joblib runs give identical tables
+:func:`ldp_companion.execution.grid.run_grid`; the cell's numpy generator drives the noise and
+(through :func:`~ldp_companion.neural.device.seed_torch`) the head's initialisation and batch
+order, and torch runs on one thread inside a cell, so serial and joblib runs give identical tables
 (except ``seconds``). The models shared by every cell (Types II–III) are trained once per
 process from generators derived from the grid's seed only.
 
@@ -56,8 +56,8 @@ from torch.nn import functional as F
 
 from ldp_companion.data import paper_assets
 from ldp_companion.data.datasets import load_breast_cancer, load_mnist_test
-from ldp_companion.neural.device import one_thread, seed_torch, torch_device
 from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.device import one_thread, seed_torch, torch_device
 from ldp_companion.neural.training import as_tensor, fit_classifier
 from ldp_companion.tvg.noise import entry_std
 from ldp_companion.tvg.privacy import gaussian_noise_multiplier, tvg_step_epsilon
@@ -65,9 +65,9 @@ from ldp_companion.tvg.release import directional_release, iid_release
 from ldp_companion.validation import check_epsilon, check_positive_int
 
 __all__ = ["DELTA", "PAPER_EPS_MAX", "FEATURE_SHAPE", "BATCH", "N_MNIST", "MNIST_SOURCES",
-           "PAPER_MNIST_SIZES", "TYPE1_MECHANISMS",
-           "TYPE2_MECHANISMS", "TYPE3_MECHANISMS", "lenet5", "lenet5_head", "clip_per_example", "type1_stds", "dp_sgd",
-           "type1_cell", "type2_cell", "type3_cell", "type1_grid", "type2_grid", "type3_grid",
+           "PAPER_MNIST_SIZES", "TYPE1_MECHANISMS", "TYPE2_MECHANISMS", "TYPE3_MECHANISMS",
+           "lenet5", "lenet5_head", "clip_per_example", "type1_stds", "dp_sgd", "type1_cell",
+           "type2_cell", "type3_cell", "type1_grid", "type2_grid", "type3_grid",
            "release_iid_batches", "release_directional_batches"]
 
 #: δ of every figure of Sec. VIII.

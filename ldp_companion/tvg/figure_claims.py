@@ -2,8 +2,8 @@
 
 Each ``record_*`` function states the paper's claim and records run-by-run differences (the
 same run index: the same data split) in the chapter's ledger, whose
-:meth:`~ldp_companion.verdicts.ledger.Ledger.difference` computes the verdict (``inconclusive`` when the
-runs cannot separate the two mechanisms). Cells where both mechanisms sit at chance are left
+:meth:`~ldp_companion.verdicts.ledger.Ledger.difference` computes the verdict (``inconclusive`` when
+the runs cannot separate the two mechanisms). Cells where both mechanisms sit at chance are left
 out (:func:`~ldp_companion.verdicts.paired.off_chance`): there the curves cannot differ at all.
 :func:`record_ctg` also records that the panel's JL baseline is unbiased, from a Monte Carlo of
 its own (:func:`~ldp_companion.tvg.calibration_checks.jl_mean`).
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ldp_companion.verdicts.paired import gain, off_chance, wide
 from ldp_companion.tvg.calibration_checks import jl_mean, record_jl_unbiased
+from ldp_companion.verdicts.paired import gain, off_chance, wide
 
 __all__ = ["CHANCE", "AUC_CHANCE", "OFF_CHANCE", "CLOSE_AUC", "beats", "record_ctg",
            "record_fig5", "record_fig4", "record_fig3", "record_paper_sgd",

@@ -9,8 +9,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ldp_companion.page.plotting import (color, epsilon_axis, label, legend_below, marker,
-                                    plot_panels_vs_epsilon, plot_vs_epsilon)
+from ldp_companion.page.plotting import (
+    color,
+    epsilon_axis,
+    label,
+    legend_below,
+    marker,
+    plot_panels_vs_epsilon,
+    plot_vs_epsilon,
+)
 from ldp_companion.tvg import paper as tvg_paper
 from ldp_companion.tvg import paper_sgd
 from ldp_companion.tvg.results import clean_score, mean_at

@@ -1,8 +1,8 @@
 """Numbered items of Yang, Xiang, Chen, Li & Li, Differential Privacy for Tensor-Valued
 Queries (IEEE TIFS 2021): each with its place in chapter 02-tvg.
 
-Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps every
-ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
+Data for :mod:`ldp_companion.verdicts.coverage` (statuses, claims, reasons); ``CLAIM_REFS`` maps
+every ledger claim of the chapter to the items it checks, ``CLAIM_KINDS`` marks the claims that are
 not about the paper's results (the book's own checks, the paper's slips).
 """
 from ldp_companion.verdicts.coverage import Item, PaperItems
@@ -51,7 +51,8 @@ CLAIM_REFS = {
     "fig5-idn-best": "Fig. 5", "fig5-udn-mvg": "Fig. 5", "fig5-directional": ["Fig. 5", "Alg. 1"],
     "fig5-chance": "Fig. 5",
     "fig4-idn-best": "Fig. 4", "fig4-udn-mvg": "Fig. 4", "fig4-fair-gauss": "Fig. 4",
-    "fig3-idn-close": "Fig. 3", "fig3-udn-order": "Fig. 3", "fig3-other-data": ["Fig. 3", "Table II"],
+    "fig3-idn-close": "Fig. 3", "fig3-udn-order": "Fig. 3",
+    "fig3-other-data": ["Fig. 3", "Table II"],
     "fig3-other-order": ["Fig. 3", "Table II"],
     "fig45-other-data": ["Fig. 4", "Fig. 5"],
 }
@@ -85,15 +86,18 @@ _ITEMS = [
      "title": "Tensor order, fibers and slices",
      "reason": "Terminology with no result in it (a CIFAR image as a 32×32×3 tensor); the "
                "chapter uses Kolda's terms as the paper does."},
-    {"ref": "Definition 3", "status": "checked", "title": "Mode-n product of a tensor and a matrix"},
-    {"ref": "Definition 4", "status": "checked", "title": "Inner product and Frobenius norm of tensors"},
+    {"ref": "Definition 3", "status": "checked",
+     "title": "Mode-n product of a tensor and a matrix"},
+    {"ref": "Definition 4", "status": "checked",
+     "title": "Inner product and Frobenius norm of tensors"},
     {"ref": "Definition 5", "status": "checked",
      "title": "Mode-n unfolding with Kolda's index map (Eq. 4)"},
     {"ref": "Definition 6", "status": "checked", "title": "Standard normal tensor"},
     {"ref": "Lemma 1", "status": "checked",
      "title": "Mode products in unfolded form are Kronecker products"},
     {"ref": "Table I", "status": "checked", "title": "Notation: ζ(δ), α, β and the bound B"},
-    {"ref": "Definition 7", "status": "checked", "title": "ℓ2 sensitivity of a tensor-valued query"},
+    {"ref": "Definition 7", "status": "checked",
+     "title": "ℓ2 sensitivity of a tensor-valued query"},
     {"ref": "Definition 8", "status": "checked",
      "title": "Tensor-variate Gaussian distribution and its density (Eq. 9)"},
     {"ref": "Definition 9", "status": "checked", "title": "The TVG mechanism"},

@@ -1,5 +1,6 @@
-"""Deliberate bugs in the code chapter 2's claims rest on (see :mod:`ldp_companion.verdicts.mutation`):
-each must change at least one verdict on the chapter's page (``benchmarks/mutants.py tvg``)."""
+"""Deliberate bugs in the code chapter 2's claims rest on (see
+:mod:`ldp_companion.verdicts.mutation`): each must change at least one verdict on the chapter's page
+(``benchmarks/mutants.py tvg``)."""
 from __future__ import annotations
 
 import math

@@ -23,8 +23,13 @@ import math
 
 import numpy as np
 
-from ldp_companion.tensor.calibration import (check_delta, check_value_range, gaussian_sigma,
-                                              mvg_budget, tensor_size)
+from ldp_companion.tensor.calibration import (
+    check_delta,
+    check_value_range,
+    gaussian_sigma,
+    mvg_budget,
+    tensor_size,
+)
 from ldp_companion.tvg.bounds import SHAT_CONVENTIONS, _budget, _idn_budget
 from ldp_companion.validation import check_epsilon
 

@@ -32,18 +32,26 @@ import torch
 from torch import nn
 
 from ldp_companion.data import paper_assets
-from ldp_companion.neural.device import one_thread, seed_torch_global, torch_device
 from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.device import one_thread, seed_torch_global, torch_device
 from ldp_companion.neural.models import BiLSTMEncoder
 from ldp_companion.neural.training import as_tensor, batched_outputs, fit_classifier
-from ldp_companion.tvg.experiments import (TYPE2_MECHANISMS, TYPE3_MECHANISMS, _accuracy,
-                                           _check_grid, _check_names, _init_uniform, _per_task,
-                                           release_directional_batches, release_iid_batches)
+from ldp_companion.tvg.experiments import (
+    TYPE2_MECHANISMS,
+    TYPE3_MECHANISMS,
+    _accuracy,
+    _check_grid,
+    _check_names,
+    _init_uniform,
+    _per_task,
+    release_directional_batches,
+    release_iid_batches,
+)
 from ldp_companion.validation import check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "MODELS", "FEATURE_SHAPES", "PAPER_EPOCHS", "KINDS",
-           "assets_needed", "ready_tasks", "vgg16", "alexnet32", "bilstm", "paper_model", "type2_cell",
-           "type3_cell", "paper_grid", "paper_grids"]
+           "assets_needed", "ready_tasks", "vgg16", "alexnet32", "bilstm", "paper_model",
+           "type2_cell", "type3_cell", "paper_grid", "paper_grids"]
 
 TASKS = ("cifar10", "svhn", "imdb")
 TASK_LABELS = {"cifar10": "CIFAR-10", "svhn": "SVHN", "imdb": "IMDB"}

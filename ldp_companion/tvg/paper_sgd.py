@@ -42,19 +42,26 @@ from torch import nn
 from torch.func import grad, vmap
 
 from ldp_companion.data import paper_assets
-from ldp_companion.neural.device import one_thread, seed_torch, torch_device
 from ldp_companion.execution.grid import run_grid
+from ldp_companion.neural.device import one_thread, seed_torch, torch_device
 from ldp_companion.neural.training import as_tensor, batched_outputs
-from ldp_companion.tvg.experiments import (TYPE1_MECHANISMS, _check_grid, _check_names,
-                                           _check_positive_real, _example_loss,
-                                           _init_uniform, _mlp, _per_task, dp_sgd,
-                                           type1_stds)
+from ldp_companion.tvg.experiments import (
+    TYPE1_MECHANISMS,
+    _check_grid,
+    _check_names,
+    _check_positive_real,
+    _example_loss,
+    _init_uniform,
+    _mlp,
+    _per_task,
+    dp_sgd,
+    type1_stds,
+)
 from ldp_companion.validation import check_positive_int
 
 __all__ = ["TASKS", "TASK_LABELS", "MODELS", "METRICS", "SETUP", "SIZES", "GRADIENT_SHAPES",
-           "PAPER_EPOCHS", "LEARNING_RATES", "assets_needed", "ready_tasks", "conv_lenet", "sgd_model",
-           "clipped_fraction",
-           "load_task", "type1_paper_cell", "type1_paper_grid"]
+           "PAPER_EPOCHS", "LEARNING_RATES", "assets_needed", "ready_tasks", "conv_lenet",
+           "sgd_model", "clipped_fraction", "load_task", "type1_paper_cell", "type1_paper_grid"]
 
 TASKS = ("mnist", "credit", "adult")
 TASK_LABELS = {"mnist": "MNIST", "credit": "Credit", "adult": "Adult"}

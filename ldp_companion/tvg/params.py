@@ -1,7 +1,16 @@
 """Parameters of chapter 2 (Yang et al., TVG) per profile: the one source the chapter's
 parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
-from ldp_companion.execution.profiles import (N_JOBS, ChapterParams, Choice, Int, ListOf, MapOf, Number,
-                                    OneOf, every_profile)
+from ldp_companion.execution.profiles import (
+    N_JOBS,
+    ChapterParams,
+    Choice,
+    Int,
+    ListOf,
+    MapOf,
+    Number,
+    OneOf,
+    every_profile,
+)
 
 __all__ = ["PARAMS"]
 
@@ -24,7 +33,8 @@ def _per_task(tasks: tuple, kind):
 
 
 PARAMS = ChapterParams("02-tvg", {
-    "n_mc": ("draws of the Monte Carlo checks of Def. 8 and Eq. 23 (n_mc/800 tensors in the releases' noise check)",
+    "n_mc": ("draws of the Monte Carlo checks of Def. 8 and Eq. 23 (n_mc/800 tensors in the "
+             "releases' noise check)",
              {"smoke": 20_000, "default": 100_000, "paper": 200_000}),
     "n_lemma2": ("random shapes and factors of the Lemma 2 check",
                  {"smoke": 200, "default": 2_000, "paper": 2_000}),

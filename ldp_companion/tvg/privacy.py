@@ -14,8 +14,12 @@ import warnings
 import numpy as np
 from scipy import integrate, optimize
 
-from ldp_companion.tensor.calibration import (check_delta, check_value_range, gaussian_epsilon,
-                                              tensor_size)
+from ldp_companion.tensor.calibration import (
+    check_delta,
+    check_value_range,
+    gaussian_epsilon,
+    tensor_size,
+)
 from ldp_companion.tensor.variate import check_covariance
 from ldp_companion.validation import check_epsilon, check_positive_int, check_probability
 
@@ -112,7 +116,8 @@ def tvg_step_epsilon(target_epsilon, q, steps, delta) -> float:
     """The per-step ε₀ whose :func:`tvg_sgd_epsilon` is ``target_epsilon`` (bisection in log ε₀)."""
     target = check_epsilon(target_epsilon, "target_epsilon")
     f = lambda log_e: tvg_sgd_epsilon(math.exp(log_e), q, steps, delta) - target  # noqa: E731
-    return math.exp(optimize.brentq(f, -30.0, math.log(target + math.log(1.0 / q) + 10.0), xtol=1e-12))
+    return math.exp(optimize.brentq(f, -30.0, math.log(target + math.log(1.0 / q) + 10.0),
+                                    xtol=1e-12))
 
 
 def gaussian_noise_multiplier(target_epsilon, q, steps, delta) -> float:

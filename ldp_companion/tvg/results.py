@@ -10,10 +10,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ldp_companion.page.plotting import label
-from ldp_companion.verdicts.prose import format_value
 from ldp_companion.page.tables import show_table
+from ldp_companion.verdicts.prose import format_value
 
-__all__ = ["table_labels", "mean_table", "means_view", "clean_score", "mean_at", "best_mean", "first_off_chance"]
+__all__ = ["table_labels", "mean_table", "means_view", "clean_score", "mean_at", "best_mean",
+           "first_off_chance"]
 
 
 def table_labels(mechanisms) -> dict:

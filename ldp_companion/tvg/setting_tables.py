@@ -9,9 +9,9 @@ import torch
 
 from ldp_companion.data import paper_assets
 from ldp_companion.data.datasets import load_mnist_test
+from ldp_companion.neural.training import as_tensor
 from ldp_companion.page.plotting import tick_text
 from ldp_companion.page.tables import show_table
-from ldp_companion.neural.training import as_tensor
 from ldp_companion.tvg import paper_sgd
 from ldp_companion.tvg.experiments import PAPER_MNIST_SIZES
 

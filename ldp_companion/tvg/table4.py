@@ -17,9 +17,9 @@ from ldp_companion.page.plotting import label
 from ldp_companion.page.tables import show_table
 from ldp_companion.tvg import audits, noise
 
-__all__ = ["SWEEPS", "MECHANISMS", "PAPER_SHAPES", "STD_ORDER", "error_sweeps",
-           "claimed_slopes", "record_orders", "paper_shape_stds", "record_paper_shapes", "std_labels", "slope_labels", "std_table", "short_number",
-           "gauss_calibration", "record_gauss_calibration"]
+__all__ = ["SWEEPS", "MECHANISMS", "PAPER_SHAPES", "STD_ORDER", "error_sweeps", "claimed_slopes",
+           "record_orders", "paper_shape_stds", "record_paper_shapes", "std_labels", "slope_labels",
+           "std_table", "short_number", "gauss_calibration", "record_gauss_calibration"]
 
 #: Three sweeps of growing ``I``: ``I₁`` fixed, ``I₁ = I₂``, ``I₂`` fixed.
 SWEEPS = {

@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ldp_companion.tensor.algebra import multi_mode_product
 from ldp_companion.page.tables import show_table
+from ldp_companion.tensor.algebra import multi_mode_product
 from ldp_companion.tensor.calibration import harmonic, mvg_budget
 from ldp_companion.tvg import audits, bounds, noise, privacy, reference
 from ldp_companion.tvg.algebra_checks import random_spd

@@ -172,7 +172,7 @@ class Item:
     def kind(self) -> str:
         return ref_kind(self.ref)
 
-    def resolved(self, values: dict, paper: dict, missing_assets) -> "Item":
+    def resolved(self, values: dict, paper: dict, missing_assets) -> Item:
         """This item as one run of the chapter earned it: a ``reproduced`` item whose setup
         the run did not have becomes ``reduced``, with what differed; others are unchanged.
 
@@ -257,7 +257,7 @@ class PaperItems:
         """Every paper_asset a drawn item of the list needs (in order, once)."""
         return list(dict.fromkeys(a for it in self.items for a in it.assets))
 
-    def also_tested(self, links) -> "PaperItems":
+    def also_tested(self, links) -> PaperItems:
         """This list with the claims of other chapters that test its items too.
 
         Parameters
@@ -275,7 +275,7 @@ class PaperItems:
             replace(it, also=tuple(dict.fromkeys(it.also + tuple(extra[it.ref]))))
             if it.ref in extra else it for it in self.items))
 
-    def resolve(self, cfg, missing_assets=()) -> "PaperItems":
+    def resolve(self, cfg, missing_assets=()) -> PaperItems:
         """The list as one run earned it (see :meth:`Item.resolved`).
 
         Parameters
@@ -398,7 +398,7 @@ def load_coverage(directory) -> dict[str, PaperItems]:
     return out
 
 
-def _read_coverage(path: Path) -> "PaperItems":
+def _read_coverage(path: Path) -> PaperItems:
     """One coverage file; :class:`~ldp_companion.files.CorruptFile` naming it when it is not
     one (truncated, garbage, fields missing)."""
     data = read_json(path, "coverage list")

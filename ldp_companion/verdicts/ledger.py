@@ -8,9 +8,9 @@ writes ``<chapter>.ledger.json`` next to the executed notebook. The book's "Verd
 reads every ledger (:func:`load_ledgers`).
 
 Every claim names where in the paper it comes from: its ``ref``, one or several items such
-as ``"Lemma 4"`` or ``"Fig. 7"`` (normalised by :func:`ldp_companion.verdicts.coverage.normalise_ref`),
-given with ``ref=`` or looked up by claim id in the ``refs`` mapping the ledger was created with
-(the chapter package's ``items.CLAIM_REFS``).
+as ``"Lemma 4"`` or ``"Fig. 7"`` (normalised by
+:func:`ldp_companion.verdicts.coverage.normalise_ref`), given with ``ref=`` or looked up by claim id
+in the ``refs`` mapping the ledger was created with (the chapter package's ``items.CLAIM_REFS``).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ldp_companion.verdicts.coverage import LEDGER_DIR_ENV, normalise_ref
 from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
+from ldp_companion.verdicts.coverage import LEDGER_DIR_ENV, normalise_ref
 
 __all__ = ["Claim", "Ledger", "VERDICTS", "KINDS", "findings", "findings_markdown",
            "verdict_summary", "verdict_changes", "section_problems", "VERDICT_COLORS",
@@ -175,7 +175,8 @@ class Ledger:
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
         claim = Claim(self.chapter, claim_id, statement, _fmt(paper), _fmt(ours), verdict,
-                      note, section or self._section, self._ref(claim_id, ref), self._kind(claim_id, kind),
+                      note, section or self._section, self._ref(claim_id, ref),
+                      self._kind(claim_id, kind),
                       {k: _fmt(v) for k, v in (evidence or {}).items()},
                       self._reconstructed.get(claim_id, ""))
         self._claims[claim_id] = claim

@@ -14,10 +14,10 @@ import importlib
 import json
 import pkgutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Callable
 
 __all__ = ["Mutant", "apply", "applied", "prelude", "scaled", "negated", "RESULTS",
            "results_summary", "results_html"]

@@ -1,8 +1,8 @@
 """Mutants nobody chose: generated from the source of the code a chapter's claims rest on.
 
-The hand-picked mutants of :mod:`ldp_companion.verdicts.mutation` were written knowing which claim reads
-which function. The mutants here are not picked: every *site* of a chapter's formula modules is
-found in their syntax tree, and a seeded sample of those the chapter's run executes is run.
+The hand-picked mutants of :mod:`ldp_companion.verdicts.mutation` were written knowing which claim
+reads which function. The mutants here are not picked: every *site* of a chapter's formula modules
+is found in their syntax tree, and a seeded sample of those the chapter's run executes is run.
 
 * **Sites.** A numeric literal (not 0, not a bool) becomes two mutants, the literal scaled by
   0.5 and by 2 (an integer stays an integer: ``n // 2`` and ``2 n``); a binary ``+`` or ``-``
@@ -34,8 +34,8 @@ found in their syntax tree, and a seeded sample of those the chapter's run execu
   registries and decorated wrappers included, runs the mutant; ``functools.lru_cache`` caches
   of the module are cleared. A module-level assignment is run again, mutated, and each name it
   rebinds is replaced wherever a module of the package bound the same object (as
-  :func:`~ldp_companion.verdicts.mutation.apply` does); a class-level one is set on the class. A default
-  argument that copied a module constant when its function was defined keeps the old value.
+  :func:`~ldp_companion.verdicts.mutation.apply` does); a class-level one is set on the class. A
+  default argument that copied a module constant when its function was defined keeps the old value.
   The harness applies a mutant in a hidden cell before the chapter's first
   (:func:`generated_prelude`), so nothing has been computed with the code as written yet.
 
@@ -55,10 +55,10 @@ import pkgutil
 import re
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -108,14 +108,14 @@ WHY_MISSED: dict[str, str] = {
         "variation = KS distance = 3.17·10⁻⁵, the mean moves by 1.3·10⁻⁴ sd); a KS test "
         "against scipy's truncnorm needs about 4·10⁹ draws to see it (at 10⁶ draws p = 0.24), "
         "and no result of the chapter can move",
-    "ldp_companion.compare.row_checks:50:17:x2":
+    "ldp_companion.compare.row_checks:56:17:x2":
         "not a formula: the number of Monte Carlo releases of the zero tensor per row (200 → "
         "400); more draws make the measured noise more precise and the rows' checks hold "
         "either way, as they should",
     "ldp_companion.mechanisms.laplace:39:28:x2":
         "equivalent: the floor 2⁻⁵³ that keeps log(1 − |u|) finite becomes 2⁻¹⁰⁶; a uniform "
         "draw falls under either with probability below 10⁻¹⁵, so no sample changes",
-    "ldp_companion.pm.fedsgd:178:71:x0.5":
+    "ldp_companion.pm.fedsgd:189:71:x0.5":
         "caught since by fedsgd-clip: the values LDP-FedSGD hands the mechanism in one round "
         "at θ₀ = 1 are checked against the raw gradients (unchanged inside [−1, 1], the "
         "nearest end outside it); the mutant clips to [−0.5, 1], hands −0.5 for the "
@@ -145,7 +145,7 @@ WHY_MISSED: dict[str, str] = {
         "script's range) and nothing changes; written into the source, a grid from −4 would "
         "not contain the table's rows a = −2, −1, 0, … and tables.fig6 would raise KeyError "
         "(the run fails)",
-    "ldp_companion.spof.train:141:43:x2":
+    "ldp_companion.spof.train:146:43:x2":
         "equivalent: the grid loses only the order 1.1, which is never where the RDP bound is "
         "smallest at the chapter's ε (0.01 to 20, one step, δ = 10⁻⁵); Opacus returns the "
         "bit- identical noise multiplier",

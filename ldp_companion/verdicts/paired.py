@@ -1,7 +1,7 @@
 """Run-by-run comparisons of mechanisms in an experiment grid (shared by the chapters).
 
-A grid (:func:`ldp_companion.execution.grid.run_grid`) gives one row per (task, mechanism, ε, run); the
-papers' claims compare two mechanisms in each (task, ε) cell, run by run (the same run index
+A grid (:func:`ldp_companion.execution.grid.run_grid`) gives one row per (task, mechanism, ε, run);
+the papers' claims compare two mechanisms in each (task, ε) cell, run by run (the same run index
 means the same data split, so differences are paired). The verdicts come from
 :meth:`ldp_companion.verdicts.ledger.Ledger.difference` (sign) and :func:`equivalent` (closeness).
 """
@@ -57,8 +57,8 @@ def equivalent(diffs, margin: float, level: float = 0.95) -> np.ndarray:
 
 def within_margin(diffs, margin: float) -> np.ndarray:
     """Per run, how far inside ``±margin`` a difference lies, on the side of its cell's mean:
-    ``margin - sign(mean) · d``. :meth:`~ldp_companion.verdicts.ledger.Ledger.difference` on it decides
-    per cell "shown inside the margin" (holds), "shown outside" (fails) or neither
+    ``margin - sign(mean) · d``. :meth:`~ldp_companion.verdicts.ledger.Ledger.difference` on it
+    decides per cell "shown inside the margin" (holds), "shown outside" (fails) or neither
     (inconclusive), where :func:`equivalent` only tells "shown inside" from the rest.
 
     Parameters

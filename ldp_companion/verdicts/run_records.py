@@ -1,9 +1,9 @@
 """What a chapter run records beside its ledger, cell by cell, for the timing records.
 
 The runner (:mod:`ldp_companion.execution.runner`) tells the chapter's kernel its chapter
-(:data:`CHAPTER_ENV`, which also numbers its figures: :mod:`ldp_companion.page.numbering`) and output folder
-(:data:`~ldp_companion.verdicts.ledger.LEDGER_DIR_ENV`). In such a kernel the package notes, in
-``<folder>/<chapter>.<kind>.json``:
+(:data:`CHAPTER_ENV`, which also numbers its figures: :mod:`ldp_companion.page.numbering`) and
+output folder (:data:`~ldp_companion.verdicts.ledger.LEDGER_DIR_ENV`). In such a kernel the package
+notes, in ``<folder>/<chapter>.<kind>.json``:
 
 - ``data``: the data files read (:mod:`ldp_companion.data.datasets`; the rerun page lists them);
 - ``reads``: the parameters each cell read (``cfg.<name>``), by the cell's execution count;
