@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from pathlib import Path
 
 import jupytext
@@ -20,12 +21,12 @@ from ldp_companion.execution import runner
 
 PACKAGE = runner.REPO / "ldp_companion"
 CHAPTER_PACKAGES = {m.__name__.split(".")[1] for m in book.PACKAGES.values()} - {"compare"}
-#: Bottom to top. ``ldp_companion`` is the package's ``__init__`` (it names the mechanisms).
+#: Bottom to top, as ARCHITECTURE.md draws them. ``ldp_companion`` is the package's
+#: ``__init__`` (it names the mechanisms).
 FLOORS = [
     {"validation", "files"},
     {"mechanisms", "tensor", "neural"},
-    {"ldp_companion"},
-    {"auditing", "verdicts"},
+    {"ldp_companion", "auditing", "verdicts"},
     {"data"},
     {"execution"},
     {"page"},
@@ -132,6 +133,28 @@ def test_every_room_has_a_floor_and_says_what_it_may_import():
         assert doc, f"{sub}/ needs a docstring saying what it holds"
         if sub not in ("mechanisms", "tensor"):
             assert "May import" in doc, f"{sub}/'s docstring must say what it may import"
+
+
+def architecture_floors(markdown: str) -> dict[int, set[str]]:
+    """The code map of ``ARCHITECTURE.md``: floor -> the rooms its table row names (the
+    first backticked names of the row's second column; ``__init__.py`` is the package)."""
+    floors: dict[int, set[str]] = {}
+    for number, rooms in re.findall(r"^\| (\d+) \| ([^|]+) \|", markdown, flags=re.M):
+        names = {n.strip("/").removesuffix(".py") for n in re.findall(r"`([^`]+)`", rooms)}
+        names = {"ldp_companion" if n == "__init__" else n for n in names}
+        floors.setdefault(int(number), set()).update(names)
+    return floors
+
+
+def test_architecture_md_draws_the_floors_the_test_checks():
+    drawn = architecture_floors((runner.REPO / "ARCHITECTURE.md").read_text())
+    assert drawn == dict(enumerate(FLOORS))
+
+
+def test_the_map_check_catches_a_room_on_the_wrong_floor():
+    text = (runner.REPO / "ARCHITECTURE.md").read_text()
+    text = text.replace("| 3 | `data/` |", "| 4 | `data/` |")
+    assert architecture_floors(text) != dict(enumerate(FLOORS))
 
 
 def test_every_chapter_has_a_package_a_parameter_spec_and_an_item_list():
