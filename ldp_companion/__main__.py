@@ -1,4 +1,4 @@
-"""Command line: ``python -m ldp_companion {list,run,params,book}``.
+"""Command line: ``python -m ldp_companion {list,run,params,coverage,book,site,pin,pdf,...}``.
 
 Examples
 --------
