@@ -143,10 +143,10 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, n_jobs):
     while len(_cells(store)) < 4 and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     os.killpg(run.pid, signal.SIGKILL)  # the run and its workers, mid-grid
-    run.wait()
+    _, stderr = run.communicate()  # waits, reads and closes the pipes
     time.sleep(1.0)  # a worker that outlived its parent would still be writing now
     done = len(_cells(store))
-    assert run.returncode == -signal.SIGKILL and 4 <= done < _N_CELLS, run.stderr.read()
+    assert run.returncode == -signal.SIGKILL and 4 <= done < _N_CELLS, stderr
 
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr

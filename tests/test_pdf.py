@@ -130,7 +130,10 @@ def test_pdf_has_every_figure(reader):
     figures = {hashlib.sha256(f.read_bytes()).hexdigest(): f for f in _figure_files()}
     assert len(figures) >= 30
     embedded = [image.image.size for page in reader.pages for image in page.images]
-    expected = [Image.open(f).size for f in figures.values()]
+    expected = []
+    for f in figures.values():
+        with Image.open(f) as image:
+            expected.append(image.size)
     missing = [s for s in expected if s not in set(embedded)]
     assert not missing, f"{len(missing)} figures of the site are not in the PDF: {missing[:5]}"
     assert len(embedded) >= len(expected)
