@@ -237,6 +237,18 @@ def test_papermill_check_catches_an_unparsable_comment(caplog):
         ChapterParams("99-x", {"eta0": ("η_t = η0", {"smoke": 1, "default": 1, "paper": 1})})
 
 
+def test_the_rerun_pages_table_is_every_parameter_of_every_spec():
+    """The *Reading and rerunning* page shows ``params_frame``: one row per parameter of every
+    chapter, the same values the command line's Markdown table prints."""
+    frame = book.params_frame()
+    assert len(frame) == sum(len(spec.names) for spec in book.PARAMS.values())
+    markdown = book.params_markdown().splitlines()[2:]
+    as_rows = ["| " + " | ".join([r.chapter, f"`{r.parameter}`", r.meaning, r.smoke, r.default,
+                                  r.paper]) + " |" for r in frame.itertuples()]
+    assert as_rows == markdown[: len(as_rows)]
+    assert "book.params_frame()" in (runner.REPO / "book" / "rerun.md").read_text()
+
+
 def test_cli_params_prints_one_chapter(capsys):
     assert main(["params", "hiera"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -46,7 +46,7 @@ from ldp_companion.verdicts.coverage import PaperItems
 
 __all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
            "resolved_items", "cross_links",
-           "chapter_number", "params_markdown", "sync_parameters"]
+           "chapter_number", "params_markdown", "params_frame", "sync_parameters"]
 
 PACKAGES: dict[str, ModuleType] = {
     "01-tldp": tldp, "02-tvg": tvg, "03-pm-three-outputs": pm, "04-spof": spof,
@@ -80,8 +80,8 @@ def chapter_number(chapter: str) -> str:
 
 
 def params_markdown() -> str:
-    """The table of every chapter's parameters (the *Reading and rerunning* page shows it),
-    generated from the specs."""
+    """The table of every chapter's parameters, as Markdown (``python -m ldp_companion
+    params``), generated from the specs."""
     rows = [row for chapter, spec in PARAMS.items()
             for row in spec.markdown_rows(chapter_number(chapter))]
     bare = [chapter_number(c) for c, spec in PARAMS.items() if not spec.names]
@@ -89,6 +89,21 @@ def params_markdown() -> str:
         rows.append(f"| {', '.join(bare)} | — | placeholders: `profile` and `seed` only, "
                     "for now | | | |")
     return "\n".join([_HEAD, *rows])
+
+
+def params_frame():
+    """The table of every chapter's parameters as a data frame (the *Reading and rerunning*
+    page shows it): chapter, parameter, meaning, and its value at each profile, generated from
+    the specs."""
+    import pandas as pd
+
+    from ldp_companion.execution.profiles import PROFILES
+    from ldp_companion.verdicts.prose import format_value
+
+    return pd.DataFrame([{"chapter": chapter_number(chapter), "parameter": name,
+                          "meaning": meaning, **{p: format_value(per[p]) for p in PROFILES}}
+                         for chapter, spec in PARAMS.items()
+                         for name, (meaning, per) in spec.spec.items()])
 
 
 _CELL = re.compile(r"(```\{code-cell\} ipython3\n:tags: \[parameters, hide-input\]\n\n)"
