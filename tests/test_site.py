@@ -362,7 +362,8 @@ def test_table_width_check_catches_a_wide_table(browser):
 
 
 @pytest.mark.parametrize("chapter", ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
-                                     "05-hiera", "A-audit", "B-mechanism", "reproducibility"])
+                                     "05-hiera", "A-audit", "B-mechanism", "reproducibility",
+                                     "rerun"])
 def test_every_table_fits_the_text_column(browser, server, chapter):
     page, _, _ = _visit(browser, server, f"book/generated/{chapter}.html")
     wide = page.evaluate(_WIDE_TABLES)
