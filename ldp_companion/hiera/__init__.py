@@ -26,56 +26,56 @@ Harmony (Alg. 1) is a registered scalar mechanism, shared with the other chapter
 :mod:`ldp_companion.mechanisms.harmony` (re-exported here).
 """
 from ldp_companion.hiera.aggregate import (
-                                           POOL_RULES,
-                                           aggregate,
-                                           aggregate_counts,
-                                           block_top,
-                                           estimate_mean,
-                                           pool_plan,
-                                           pool_sums,
-                                           report_counts,
+    POOL_RULES,
+    aggregate,
+    aggregate_counts,
+    block_top,
+    estimate_mean,
+    pool_plan,
+    pool_sums,
+    report_counts,
 )
 from ldp_companion.hiera.analysis import (
-                                           METHODS,
-                                           LevelSummary,
-                                           expected_estimate,
-                                           mean_user_variance,
-                                           predicted_mae,
-                                           reported_level_second_moment,
-                                           summarize,
-                                           uniform_summary,
-                                           user_variance,
+    METHODS,
+    LevelSummary,
+    expected_estimate,
+    mean_user_variance,
+    predicted_mae,
+    reported_level_second_moment,
+    summarize,
+    uniform_summary,
+    user_variance,
 )
 from ldp_companion.hiera.data import (
-                                           scale_to_unit,
-                                           truncated_exponential,
-                                           truncated_gaussian,
-                                           uniform,
+    scale_to_unit,
+    truncated_exponential,
+    truncated_gaussian,
+    uniform,
 )
 from ldp_companion.hiera.graded_laplace import GradedLaplace
 from ldp_companion.hiera.grr import grr, grr_matrix
 from ldp_companion.hiera.levels import Levels, paper_levels
 from ldp_companion.hiera.privacy import (
-                                           PARTS,
-                                           claimed_bound,
-                                           composed_bound,
-                                           joint_log_ratio,
-                                           privacy_matrix,
+    PARTS,
+    claimed_bound,
+    composed_bound,
+    joint_log_ratio,
+    privacy_matrix,
 )
 from ldp_companion.hiera.protocol import (
-                                           FLIP_RULES,
-                                           lhp,
-                                           plc,
-                                           plc_counts,
-                                           plc_keep_probability,
-                                           report_probabilities,
+    FLIP_RULES,
+    lhp,
+    plc,
+    plc_counts,
+    plc_keep_probability,
+    report_probabilities,
 )
 from ldp_companion.hiera.sgd import (
-                                           SGDResult,
-                                           cross_val_mse,
-                                           estimate_gradient,
-                                           ldp_linreg,
-                                           ols_beta,
+    SGDResult,
+    cross_val_mse,
+    estimate_gradient,
+    ldp_linreg,
+    ols_beta,
 )
 from ldp_companion.mechanisms.harmony import Harmony, discretise, randomized_response
 

@@ -1,14 +1,14 @@
 """Parameters of chapter 5 (Hao, Wu & Wan 2023) per profile: the one source the chapter's
 parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
 from ldp_companion.execution.profiles import (
-                                    N_JOBS,
-                                    ChapterParams,
-                                    Choice,
-                                    Int,
-                                    ListOf,
-                                    MapOf,
-                                    Number,
-                                    every_profile,
+    N_JOBS,
+    ChapterParams,
+    Choice,
+    Int,
+    ListOf,
+    MapOf,
+    Number,
+    every_profile,
 )
 
 __all__ = ["PARAMS"]

@@ -1,13 +1,13 @@
 """Parameters of chapter 4 (Habib, Chou & Kim, SPOF) per profile: the one source the
 chapter's parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
 from ldp_companion.execution.profiles import (
-                                    N_JOBS,
-                                    ChapterParams,
-                                    Choice,
-                                    Number,
-                                    OneOf,
-                                    Text,
-                                    every_profile,
+    N_JOBS,
+    ChapterParams,
+    Choice,
+    Number,
+    OneOf,
+    Text,
+    every_profile,
 )
 
 __all__ = ["PARAMS"]

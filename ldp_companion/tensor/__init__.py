@@ -16,21 +16,21 @@ A *batch* is an array whose first axis indexes tensors (``batched=True``): each 
 one tensor of size ``I = x[i].size``, and the calibration uses that ``I``.
 """
 from ldp_companion.tensor.additive import (
-                                           MECHANISMS,
-                                           gaussian_mechanism,
-                                           idn_mechanism,
-                                           laplace_mechanism,
-                                           mvg_mechanism,
+    MECHANISMS,
+    gaussian_mechanism,
+    idn_mechanism,
+    laplace_mechanism,
+    mvg_mechanism,
 )
 from ldp_companion.tensor.backend import add_noise, draw_noise
 from ldp_companion.tensor.calibration import (
-                                           gaussian_sigma,
-                                           idn_sigma,
-                                           laplace_scale,
-                                           mvg_budget,
-                                           mvg_iid_sigma,
-                                           tensor_size,
-                                           zeta,
+    gaussian_sigma,
+    idn_sigma,
+    laplace_scale,
+    mvg_budget,
+    mvg_iid_sigma,
+    tensor_size,
+    zeta,
 )
 
 __all__ = ["MECHANISMS", "add_noise", "draw_noise", "gaussian_mechanism", "gaussian_sigma",

@@ -1,15 +1,15 @@
 """Parameters of chapter 1 (Yuan, Tang, Huang & Wang, TLDP) per profile: the one source the
 chapter's parameter table, the Rerun page and ``python -m ldp_companion params`` read."""
 from ldp_companion.execution.profiles import (
-                                    N_JOBS,
-                                    OPTIONAL_COUNT,
-                                    ChapterParams,
-                                    Choice,
-                                    Int,
-                                    ListOf,
-                                    MapOf,
-                                    OneOf,
-                                    every_profile,
+    N_JOBS,
+    OPTIONAL_COUNT,
+    ChapterParams,
+    Choice,
+    Int,
+    ListOf,
+    MapOf,
+    OneOf,
+    every_profile,
 )
 
 __all__ = ["PARAMS"]
