@@ -5,6 +5,7 @@ fails under CI=true. Screenshots go to ``_build/screenshots/``.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import re
@@ -50,17 +51,26 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def _serve(directory):
+    """Serve a folder on 127.0.0.1; yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 @pytest.fixture(scope="module")
 def server():
     if not (SITE / "index.html").exists():
         skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with _serve(SITE) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +91,19 @@ def browser():
 
 
 PAGE_TIMEOUT_MS = 180_000
+
+# A page has settled when its scripts ran ("load"), MathJax typeset, the fonts arrived and every
+# eager image finished. Not "networkidle": it waits for 500 ms without a request, which under two
+# test workers on a loaded machine sometimes never comes (two CI runs, 180 s each; playwright's
+# own documentation discourages it).
+_SETTLED = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  await document.fonts.ready;
+  await Promise.all(Array.from(document.images)
+    .filter(i => !i.complete && i.loading !== 'lazy')
+    .map(i => new Promise(done => { i.addEventListener('load', done);
+                                    i.addEventListener('error', done); })));
+}"""
 
 
 def _visit(browser, server, path):
@@ -103,12 +126,11 @@ def _visit(browser, server, path):
     page.route("**/*", route)
     page.on("response", lambda resp: failed.append(f"{resp.status} {resp.url}")
             if resp.status >= 400 else None)
-    page.goto(f"{server}/{path}", wait_until="networkidle")
+    page.goto(f"{server}/{path}", wait_until="load")
     if page.locator("script[src*='mathjax']").count():  # Sphinx loads it on pages with math
         page.wait_for_function("() => window.MathJax && MathJax.startup && "
                                "MathJax.startup.promise")
-        page.evaluate("() => MathJax.startup.promise")
-    page.wait_for_load_state("networkidle")
+    page.evaluate(_SETTLED)
     return page, outside, failed
 
 
@@ -128,6 +150,20 @@ def test_page_renders_offline(browser, server, name):
     if name in ("chapter", "audit"):
         assert page.locator("img").count() >= 1, f"{name} page has no figure"
     page.context.close()
+
+
+def test_visit_catches_outside_requests_missing_files_and_broken_images(browser, tmp_path):
+    (tmp_path / "page.html").write_text(
+        "<html><body><p>x</p><img src='https://example.invalid/a.png' alt='a'>"
+        "<img src='missing.png' alt='b'><script src='https://cdn.invalid/m.js'></script>"
+        "</body></html>")
+    with _serve(tmp_path) as url:
+        page, outside, failed = _visit(browser, url, "page.html")
+        broken = page.evaluate(_BROKEN_IMAGES)
+        page.context.close()
+    assert sorted(outside) == ["https://cdn.invalid/m.js", "https://example.invalid/a.png"]
+    assert [f.split()[0] for f in failed] == ["404"]
+    assert len(broken) == 2
 
 
 def test_verdicts_page_lists_chapter_claims(browser, server):
