@@ -142,6 +142,8 @@ def test_find_chapter():
     assert runner.find_chapter("pm").stem == "03-pm-three-outputs"
     assert runner.find_chapter("03").stem == "03-pm-three-outputs"
     assert runner.find_chapter("tldp").stem == "01-tldp"
+    assert runner.find_chapter("4").stem == "04-spof"  # a bare number, as `plan 4` reads
+    assert runner.find_chapter("c").stem == runner.find_chapter("C").stem == "C-compare"
     with pytest.raises(ValueError, match="matches no chapter; known: 01-tldp"):
         runner.find_chapter("nope")
 

@@ -172,6 +172,10 @@ def test_clipped_fraction_counts_the_entries_the_clip_changes():
         model.bias.zero_()
     x2 = torch.tensor([[1.0, 1.0, 1.0], [0.1, 0.1, 0.1]])
     assert paper_sgd.clipped_fraction(model, x2, torch.zeros(2), 0.3)["weight"] == 0.5
+    # over several chunks of examples, the last one short: 30 of 45 examples clipped
+    assert 45 > 2 * paper_sgd._CLIP_CHUNK
+    x3 = torch.tensor([[1.0] * 3] * 30 + [[0.1] * 3] * 15)
+    assert paper_sgd.clipped_fraction(model, x3, torch.zeros(45), 0.3)["weight"] == 30 / 45
 
 
 def test_chance_is_the_majority_share_or_half_for_auc(assets):

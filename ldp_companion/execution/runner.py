@@ -56,10 +56,14 @@ def chapters(root: Path | None = None) -> list[Path]:
 
 
 def find_chapter(name: str, root: Path | None = None) -> Path:
-    """The chapter whose file name matches ``name`` (``tldp``, ``03``, ``03-pm-three-outputs``)."""
-    found = [p for p in chapters(root) if p.stem == name]
-    found = found or [p for p in chapters(root) if name in p.stem.split("-", 1) or
-                      p.stem.startswith(name + "-") or p.stem.split("-", 1)[-1].startswith(name)]
+    """The chapter whose file name matches ``name`` (``tldp``, ``3``, ``03``, ``a``,
+    ``03-pm-three-outputs``), in any case."""
+    name = name.strip().lower()
+    name = name.zfill(2) if name.isdigit() else name
+    stems = {p: p.stem.lower() for p in chapters(root)}
+    found = [p for p, stem in stems.items() if stem == name]
+    found = found or [p for p, stem in stems.items() if name in stem.split("-", 1) or
+                      stem.startswith(name + "-") or stem.split("-", 1)[-1].startswith(name)]
     if len(found) != 1:
         known = ", ".join(p.stem for p in chapters(root))
         what = "matches several" if found else "matches no"
