@@ -151,3 +151,33 @@ def test_book_share_of_cores_sets_the_default_workers(monkeypatch):
     monkeypatch.setenv(JOBS_ENV, "2")
     with pytest.raises(AssertionError, match="pool"):
         run_grid(mean_error, CELLS, seed=7)
+
+
+def test_loky_worker_restart_warning_stays_off_the_page(monkeypatch):
+    """loky's "A worker stopped ..." (a restarted idle or grown worker; no cell lost) is
+    silenced by the grid, any other warning still reaches the caller."""
+    import warnings
+
+    import joblib
+
+    from ldp_companion.execution import grid
+
+    said = {"text": grid._LOKY_RESTART + " This can be caused by a too short worker timeout."}
+
+    class Loud:
+        def __init__(self, **kwargs):
+            pass
+
+        def __call__(self, jobs):
+            warnings.warn(said["text"], UserWarning, stacklevel=1)
+            return (fn(*args, **kw) for fn, args, kw in jobs)
+
+    monkeypatch.setattr(joblib, "Parallel", Loud)
+    cells = [{"x": float(i)} for i in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = run_grid(lambda x, rng: x, cells, 0, n_jobs=2, progress=False)
+    assert list(out) == [0.0, 1.0, 2.0]
+    said["text"] = "another warning"
+    with pytest.warns(UserWarning, match="another warning"):
+        run_grid(lambda x, rng: x, cells, 0, n_jobs=2, progress=False)

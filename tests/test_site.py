@@ -232,6 +232,58 @@ def test_no_page_prints_a_figures_facts():
     assert printed_facts("<pre>Claim(chapter=&#39;01-tldp&#39;, claim_id=...)</pre>") == 1
 
 
+#: What must never show in a page's printed outputs (streams, tracebacks, plain reprs): a
+#: warning, a traceback, an error; nor, in any output, a path of the machine that built the
+#: book. (An HTML table may name an error as data: the Verdicts page lists what crashed a
+#: mutant's run.)
+_NOISE = re.compile(r"\w*(?:Warning|Error)\b:|Traceback \(most recent call last\)")
+_PATHS = re.compile(r"site-packages|(?<![\w.])/(?:tmp|work|root|home|check|usr|opt|var)/")
+
+
+def leaked_output(html: str) -> list[str]:
+    """The warnings, tracebacks and machine paths in the code outputs of a built page, each
+    with its context (:data:`_NOISE`, :data:`_PATHS`)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    outputs = soup.select("div.cell_output div.output")
+    printed = " ".join(o.get_text(" ") for o in outputs if "text_html" not in o["class"])
+    shown = " ".join(o.get_text(" ") for o in outputs)
+    return [text[max(0, m.start() - 40):m.end() + 40].replace("\n", " ")
+            for pattern, text in ((_NOISE, printed), (_PATHS, shown))
+            for m in pattern.finditer(text)]
+
+
+def test_leak_check_catches_warnings_tracebacks_and_paths():
+    out = ('<div class="cell_output docutils container"><div class="output stderr">'
+           '<pre>{}</pre></div></div>')
+    table = ('<div class="cell_output docutils container"><div class="output text_html">'
+             '<table><td>{}</td></table></div></div>')
+    leaks = [
+        "/home/ci/.venv/lib/python3.11/site-packages/joblib/x.py:787: UserWarning: A worker",
+        "Traceback (most recent call last):\n  File \"x\", line 1",
+        "ValueError: eps must be positive",
+        "wrote /tmp/run/figure-1.csv",
+    ]
+    for text in leaks:
+        assert leaked_output(out.format(text)), text
+    clean = ("ε = 0.5: the warning level of the audit; runs/ holds 3 files; "
+             "see figure-1.csv (error bars: ±2 s.e.)")
+    assert not leaked_output(out.format(clean))
+    assert not leaked_output(f"<p>{leaks[0]}</p>")  # prose may quote one; outputs may not
+    assert not leaked_output(table.format("mutant: failed in cell 26: RuntimeError: shapes"))
+    assert leaked_output(table.format("read /home/ci/data/ctg/CTG.csv"))
+
+
+def test_no_page_shows_a_warning_a_traceback_or_a_machine_path():
+    pages = sorted((SITE / "book").rglob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    found = {p.relative_to(SITE).as_posix(): leaked_output(p.read_text()) for p in pages}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, found
+
+
 def figures_on_page(html: str, page: Path) -> list[dict]:
     """Every <img> of a built page: its alt text, whether it links to the full-size file, and
     the facts :func:`ldp_companion.page.plotting.show` stored in its PNG."""

@@ -209,6 +209,10 @@ def _cell_files(stored, explicit, fn, seed, description, cells, extra) -> list:
     return [cell_file(folder, c, d) for c, d in zip(cells, digests)]
 
 
+#: The start of loky's warning when it restarts a worker (:func:`_parallel` silences it).
+_LOKY_RESTART = "A worker stopped while some jobs were given to the executor"
+
+
 def _parallel(jobs, n_jobs, scheduler, bar):
     import joblib
 
@@ -226,10 +230,16 @@ def _parallel(jobs, n_jobs, scheduler, bar):
         return out
     workers = n_jobs or os.cpu_count() or 1
     out = []
-    for result in joblib.Parallel(n_jobs=workers, return_as="generator")(jobs):
-        out.append(result)
-        if bar is not None:
-            bar.update()
+    with warnings.catch_warnings():
+        # loky restarts a worker it finds idle too long or grown too large between two
+        # cells, and says so from its manager thread while cells wait in its queue; they run
+        # on the other or the new worker, so nothing is lost, and a chapter page must not
+        # show the warning with the paths of the machine that built it
+        warnings.filterwarnings("ignore", message=_LOKY_RESTART, category=UserWarning)
+        for result in joblib.Parallel(n_jobs=workers, return_as="generator")(jobs):
+            out.append(result)
+            if bar is not None:
+                bar.update()
     return out
 
 
