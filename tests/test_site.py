@@ -439,6 +439,24 @@ _WIDE_TABLES = """() => {
 }"""
 
 
+# Display formulas wider than their box: cut off, or a scrollbar a reader may not see.
+_WIDE_MATH = """() => Array.from(document.querySelectorAll('mjx-container[display="true"]'))
+  .filter(m => m.scrollWidth > m.clientWidth + 1)
+  .map(m => `${m.textContent.slice(0, 60)}: ${m.scrollWidth} px in ${m.clientWidth} px`)"""
+
+
+def test_formula_width_check_catches_a_wide_formula(browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_content("<div style='width: 300px'>"
+                     "<mjx-container display='true' style='display: block; overflow-x: auto'>"
+                     "<span style='display: inline-block; width: 500px'>a + b</span>"
+                     "</mjx-container><mjx-container display='true' style='display: block'>"
+                     "<span style='display: inline-block; width: 200px'>c</span>"
+                     "</mjx-container></div>")
+    assert page.evaluate(_WIDE_MATH) == ["a + b: 500 px in 300 px"]
+    page.close()
+
+
 def test_table_width_check_catches_a_wide_table(browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     cells = "".join(f"<td>{i * 1.234567e6:.6e}</td>" for i in range(14))
@@ -452,8 +470,8 @@ def test_table_width_check_catches_a_wide_table(browser):
 @pytest.mark.parametrize("chapter", ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
                                      "05-hiera", "A-audit", "B-mechanism", "reproducibility",
                                      "rerun"])
-def test_every_table_fits_the_text_column(browser, server, chapter):
+def test_every_table_and_formula_fits_the_text_column(browser, server, chapter):
     page, _, _ = _visit(browser, server, f"book/generated/{chapter}.html")
-    wide = page.evaluate(_WIDE_TABLES)
+    wide = page.evaluate(_WIDE_TABLES) + page.evaluate(_WIDE_MATH)
     page.context.close()
     assert not wide, wide
