@@ -107,7 +107,8 @@ _SETTLED = """async () => {
 
 
 def _visit(browser, server, path):
-    """Open one page; return (page, outside requests, failed local requests)."""
+    """Open one page; return (page, outside requests, failed local requests and the page's
+    script errors)."""
     outside, failed = [], []
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     # a generous limit: a page's scripts wait for the CPU, and under the two test workers and a
@@ -126,6 +127,7 @@ def _visit(browser, server, path):
     page.route("**/*", route)
     page.on("response", lambda resp: failed.append(f"{resp.status} {resp.url}")
             if resp.status >= 400 else None)
+    page.on("pageerror", lambda error: failed.append(f"JS error: {error}"))
     page.goto(f"{server}/{path}", wait_until="load")
     if page.locator("script[src*='mathjax']").count():  # Sphinx loads it on pages with math
         page.wait_for_function("() => window.MathJax && MathJax.startup && "
@@ -156,13 +158,15 @@ def test_visit_catches_outside_requests_missing_files_and_broken_images(browser,
     (tmp_path / "page.html").write_text(
         "<html><body><p>x</p><img src='https://example.invalid/a.png' alt='a'>"
         "<img src='missing.png' alt='b'><script src='https://cdn.invalid/m.js'></script>"
+        "<script>const once = 1;</script><script>const once = 2;</script>"
         "</body></html>")
     with _serve(tmp_path) as url:
         page, outside, failed = _visit(browser, url, "page.html")
         broken = page.evaluate(_BROKEN_IMAGES)
         page.context.close()
     assert sorted(outside) == ["https://cdn.invalid/m.js", "https://example.invalid/a.png"]
-    assert [f.split()[0] for f in failed] == ["404"]
+    assert sorted(f.split()[0] for f in failed) == ["404", "JS"]
+    assert any("once" in f for f in failed if f.startswith("JS error"))
     assert len(broken) == 2
 
 
@@ -471,7 +475,27 @@ def test_table_width_check_catches_a_wide_table(browser):
                                      "05-hiera", "A-audit", "B-mechanism", "reproducibility",
                                      "rerun"])
 def test_every_table_and_formula_fits_the_text_column(browser, server, chapter):
-    page, _, _ = _visit(browser, server, f"book/generated/{chapter}.html")
+    page, _, failed = _visit(browser, server, f"book/generated/{chapter}.html")
     wide = page.evaluate(_WIDE_TABLES) + page.evaluate(_WIDE_MATH)
     page.context.close()
     assert not wide, wide
+    assert not [f for f in failed if f.startswith("JS error")], failed
+
+
+def test_each_script_appears_once_on_a_page():
+    """sphinx-thebe's inline script is added twice; the book's extension keeps one of each."""
+    from sphinx.builders.html._assets import _JavaScript
+
+    from ldp_companion.edition.sphinx_scripts import unique_scripts
+
+    body = 'const THEBE_JS_URL = "x"'
+    scripts = [_JavaScript("a.js"), _JavaScript(None, body=body), _JavaScript("b.js"),
+               _JavaScript("", body=body), _JavaScript("a.js"), _JavaScript("", body="other")]
+    kept = unique_scripts(scripts)
+    assert [(s.filename, s.attributes.get("body")) for s in kept] == [
+        ("a.js", None), (None, body), ("b.js", None), ("", "other")]
+    pages = sorted((SITE / "book").rglob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    twice = [p.name for p in pages if p.read_text().count("const THEBE_JS_URL") > 1]
+    assert not twice, twice
