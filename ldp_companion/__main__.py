@@ -176,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "site":
         print(f"site built; open {runner.build_site()}")
         return 0
-    runner.execute_book(args.profile, args.seed, force=args.force, jobs=args.jobs)
+    runner.execute_book(args.profile, args.seed, force=args.force, jobs=args.jobs,
+                        resolve=_resolved)
     from ldp_companion.edition import cards
 
     for notebook in sorted(runner.GENERATED.glob("*.ipynb")):  # the chapters' cards

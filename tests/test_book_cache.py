@@ -149,3 +149,20 @@ def test_the_run_record_names_the_gpus_torch_sees(monkeypatch):
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda i: f"GPU {i}")
     assert runner.machine().endswith(" cores, GPU 0, GPU 1")
+
+
+@pytest.mark.chapter
+def test_a_book_run_records_every_resolved_parameter(tiny_book):
+    """With ``resolve`` (the command line passes the chapters' own), each chapter's record
+    holds every value in force, not only the profile and seed (their hash is the provenance
+    lines' "parameters")."""
+    out = tiny_book / "generated"
+
+    def resolve(chapter, params):
+        return {**params, "size": 10 * int(chapter[:2])}
+
+    runner.execute_book("smoke", 0, out, tiny_book, summary_pages=(), jobs=2, resolve=resolve)
+    records = {c: json.loads((out / f"{c}.run.json").read_text()) for c in ("01-one", "02-two")}
+    assert [r["resolved"] for r in records.values()] == [
+        {"profile": "smoke", "seed": 0, "size": 10}, {"profile": "smoke", "seed": 0, "size": 20}]
+    assert all(r["parameters"] == {"profile": "smoke", "seed": 0} for r in records.values())

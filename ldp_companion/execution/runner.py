@@ -603,7 +603,7 @@ def _cached(source: Path, out_dir: Path, key: str) -> dict | None:
 
 def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERATED,
                  root: Path = REPO, *, force: bool = False, jobs: int | None = None,
-                 summary_pages=SUMMARY_PAGES) -> dict[str, str]:
+                 summary_pages=SUMMARY_PAGES, resolve=None) -> dict[str, str]:
     """Execute every chapter at ``profile`` (in parallel, largest first, skipping those whose
     :func:`cache_key` is unchanged unless ``force``), then the summary pages that read them.
 
@@ -611,6 +611,11 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
     ----------
     jobs : int, optional
         Chapters executed at once (default: the number of cores).
+    resolve : callable, optional
+        ``resolve(chapter, {"profile": ..., "seed": ...})``: every parameter value in force,
+        for the run record and the provenance lines' parameters hash (the command line passes
+        the chapters' own resolution, which this floor cannot import). Default: profile and
+        seed alone.
 
     Returns
     -------
@@ -626,11 +631,11 @@ def execute_book(profile: str = "default", seed: int = 0, out_dir: Path = GENERA
     with folder_lock(out_dir):
         _keep_killed(out_dir)  # staging folders left by a killed build
         return _execute_book(profile, seed, out_dir, root, force=force, jobs=jobs,
-                             summary_pages=summary_pages)
+                             summary_pages=summary_pages, resolve=resolve)
 
 
 def _execute_book(profile: str, seed: int, out_dir: Path, root: Path, *, force: bool,
-                  jobs: int | None, summary_pages) -> dict[str, str]:
+                  jobs: int | None, summary_pages, resolve=None) -> dict[str, str]:
     """:func:`execute_book`'s work, under ``out_dir``'s lock (its chapters' workers run with
     ``lock=False``; its summary pages take the lock again in this process)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -662,7 +667,8 @@ def _execute_book(profile: str, seed: int, out_dir: Path, root: Path, *, force: 
     # each chapter's grids use every core (n_jobs None) unless JOBS_ENV says otherwise: a
     # share of cores per chapter left the longest chapter alone on one core at the end
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(execute, src, out_dir, params, cache_key=key, lock=False): src
+        futures = {pool.submit(execute, src, out_dir, params, cache_key=key, lock=False,
+                               resolved=resolve(src.stem, params) if resolve else None): src
                    for src, key in todo}
         for future in as_completed(futures):
             src = futures[future]
