@@ -51,7 +51,8 @@ def test_a_card_counts_items_claims_compute_and_data(tmp_path):
     assert "1.5 min on x86_64, 2 cores (0.05 core-hours), profile default" in text
     assert "wooldridge_401ksubs (sha256 0123456789)" in text
     assert "1 of 2 checked items hold in every claim that tests them" in text
-    assert "reproduced at the paper's setup: Fig. 1" in text
+    assert "Reproduced at the paper's setup Fig. 1 Checked here" in text
+    assert "Easy to reproduce" not in text  # holding is not reproducing: two rows
     assert "1 figure or table not reproduced: Fig. 4" in text
     assert "1 item of the paper that does not hold: Theorem 2" in text
     assert "h on 2 cores" in text and "core-hours" in text  # the paper profile's projection

@@ -9,8 +9,9 @@ In the style of the ML Reproducibility Challenge's summaries, one look at a chap
   (:mod:`ldp_companion.edition.planning`) in core-hours and GPU-hours;
 - the data: what the run read (with checksums), which of the paper's data are public, which
   need an account, which were replaced by stand-ins (:mod:`ldp_companion.edition.data_fetch`);
-- what was easy and what was hard: items whose claims all hold, items reproduced at the
-  paper's setup; formulas rebuilt from a damaged text (the chapter's ``reconstructions``),
+- the items reproduced at the paper's setup, and, apart (reproducing is not holding), the
+  checked items whose claims all hold;
+- what was hard: formulas rebuilt from a damaged text (the chapter's ``reconstructions``),
   figures and tables the run could not draw, settings the paper does not state (the
   parameter specs that say so), items that fail.
 
@@ -102,15 +103,16 @@ def _data(chapter: str, profile: str, read: dict) -> str:
     return "; ".join(lines) or "simulated data only"
 
 
-def _easy_hard(chapter: str, items: PaperItems, claims: pd.DataFrame) -> tuple[list, list]:
+def _easy_hard(chapter: str, items: PaperItems, claims: pd.DataFrame) -> tuple[dict, list]:
+    """What reproduced and what holds (two separate things: an item can reproduce and fail),
+    and what was hard."""
     verdict = claims.set_index("claim_id")["verdict"] if len(claims) else pd.Series(dtype=str)
     checked = [i for i in items.items if i.status == "checked" and i.claims]
     held = [i.ref for i in checked if all(verdict.get(c) == "holds" for c in i.claims)]
     reproduced = [i.ref for i in items.items if i.status == "reproduced"]
-    easy = [f"{len(held)} of {len(checked)} checked items hold in every claim that tests "
-            "them"]
-    if reproduced:
-        easy.append("reproduced at the paper's setup: " + ", ".join(reproduced))
+    easy = {"Reproduced at the paper's setup": ", ".join(reproduced) or "none in this run",
+            "Checked here": f"{len(held)} of {len(checked)} checked items hold in every claim "
+                            "that tests them"}
     hard = []
     rec = book.RECONSTRUCTIONS.get(chapter)
     if rec is not None and rec.RECONSTRUCTED:
@@ -178,7 +180,7 @@ def card_html(chapter: str, items: PaperItems, claims: pd.DataFrame, *, profile:
             ("Compute of this build", spent),
             ("The paper profile, projected", _projection(chapter)),
             ("Data", _data(chapter, profile, read)),
-            ("Easy to reproduce", "; ".join(easy)),
+            *easy.items(),
             ("Hard to reproduce", "; ".join(hard) or "nothing recorded")]
     elsewhere = _elsewhere(items, others)
     if elsewhere:
