@@ -256,7 +256,8 @@ def test_findings_markdown_is_computed_from_the_verdicts():
     led.difference("c", "Fig. 3 ordering", np.array([[0.1, -0.1, 0.05]]))
     led.compare("d", "Lemma 1 again", 3.0, "<", 2.0)
     text = findings_markdown(led.table())
-    assert text.startswith("**4 claims checked:** 1 holds, 1 partly, 1 fails, 1 inconclusive.")
+    assert text.startswith("**4 claims checked:** on the paper's results 1 holds, 1 partly, "
+                           "1 fails, 1 inconclusive.")
     assert "- **Lemma 1** (fails): Lemma 1 again" in text          # worst claim of the item
     assert "- **Theorem 2** (partly): Theorem 2's bound — this run: 1 of 2 entries" in text
     assert "Undecided at this run's size (inside the seed spread): Fig. 3." in text
@@ -264,6 +265,13 @@ def test_findings_markdown_is_computed_from_the_verdicts():
     led2 = Ledger("ch", refs={"b": "Theorem 2"})
     led2.compare("b", "Theorem 2's bound", [1.0, 1.0], "<", 2.0)
     assert "Theorem 2" not in findings_markdown(led2.table())
+    # an erratum's failure is counted apart from the results'
+    led3 = Ledger("ch", refs={"a": "Lemma 1", "e": "Eq. 5"}, kinds={"e": "erratum"})
+    led3.compare("a", "bound a", 1.0, "<", 2.0)
+    led3.compare("e", "Eq. 5 as printed", 3.0, "<", 2.0)
+    assert findings_markdown(led3.table()).startswith(
+        "**2 claims checked:** on the paper's results 1 holds; errata (the paper's text against"
+        " its own results) 1 fails.")
 
 
 def test_a_recorded_claim_does_not_print_in_a_notebook():

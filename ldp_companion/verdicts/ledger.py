@@ -482,14 +482,30 @@ def findings(claims: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["chapter", "kind", "item"], ignore_index=True)
 
 
+#: How :func:`findings_markdown` names each kind of claim in its counts.
+_KIND_NAMES = {"substantive": "on the paper's results", "erratum": "errata (the paper's text "
+               "against its own results)", "beyond the paper": "beyond the paper"}
+
+
+def _kind_counts(claims: pd.DataFrame) -> str:
+    """The verdict counts of each kind of claim apart (an erratum failing is not a result
+    failing): ``"on the paper's results 12 holds, 17 fails; errata (...) 3 fails"``."""
+    parts = []
+    for kind in KINDS:
+        counts = claims.loc[claims["kind"] == kind, "verdict"].value_counts()
+        if len(counts):
+            parts.append(f"{_KIND_NAMES[kind]} " + ", ".join(
+                f"{int(counts[v])} {v}" for v in VERDICTS if counts.get(v, 0)))
+    return "; ".join(parts)
+
+
 def findings_markdown(claims: pd.DataFrame) -> str:
-    """What a chapter finds, in Markdown, from its verdicts alone: the counts, then one line
+    """What a chapter finds, in Markdown, from its verdicts alone: the counts (each kind of
+    claim apart, :func:`_kind_counts`), then one line
     per substantive paper item that does not hold (its worst claim, what this run measured),
     then the items this run could not decide. Nothing in it is typed by hand, so it cannot
     say more than the verdicts do."""
-    counts = claims["verdict"].value_counts()
-    parts = [f"{int(counts[v])} {v}" for v in VERDICTS if counts.get(v, 0)]
-    lines = [f"**{len(claims)} claims checked:** " + ", ".join(parts) + "."]
+    lines = [f"**{len(claims)} claims checked:** " + _kind_counts(claims) + "."]
     found = findings(claims[claims["kind"] == "substantive"])
     by_id = claims.set_index("claim_id")
     bad = found[found["verdict"].isin(["fails", "partly"])]
