@@ -443,6 +443,18 @@ _WIDE_TABLES = """() => {
 }"""
 
 
+# Printed results wider than the text column: the reader scrolls sideways to read a number.
+_WIDE_OUTPUT = """() => {
+  const column = document.querySelector('main article, .bd-article, article') || document.body;
+  const style = getComputedStyle(column);
+  const width = column.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return Array.from(column.querySelectorAll('div.cell_output div.output pre'))
+    .filter(p => p.scrollWidth > width + 1)
+    .map(p => `${p.textContent.trim().slice(0, 60)}: ${p.scrollWidth} px in a `
+              + `${Math.round(width)} px column`);
+}"""
+
+
 # Display formulas wider than their box: cut off, or a scrollbar a reader may not see.
 _WIDE_MATH = """() => Array.from(document.querySelectorAll('mjx-container[display="true"]'))
   .filter(m => m.scrollWidth > m.clientWidth + 1)
@@ -464,19 +476,22 @@ def test_formula_width_check_catches_a_wide_formula(browser):
 def test_table_width_check_catches_a_wide_table(browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     cells = "".join(f"<td>{i * 1.234567e6:.6e}</td>" for i in range(14))
+    out = "<div class='cell_output'><div class='output stream'><pre>{}</pre></div></div>"
     page.set_content(f"<main><article style='width: 688px'><table><caption>wide</caption>"
                      f"<tr>{cells}</tr></table><table><tr><td>1</td></tr></table>"
-                     f"</article></main>")
+                     + out.format("x = 1; " * 40) + out.format("x = 1\n" * 40)
+                     + "</article></main>")
     assert len(page.evaluate(_WIDE_TABLES)) == 1
+    assert len(page.evaluate(_WIDE_OUTPUT)) == 1  # the long line, not the forty short ones
     page.close()
 
 
 @pytest.mark.parametrize("chapter", ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
                                      "05-hiera", "A-audit", "B-mechanism", "reproducibility",
                                      "rerun"])
-def test_every_table_and_formula_fits_the_text_column(browser, server, chapter):
+def test_every_table_formula_and_printed_line_fits_the_text_column(browser, server, chapter):
     page, _, failed = _visit(browser, server, f"book/generated/{chapter}.html")
-    wide = page.evaluate(_WIDE_TABLES) + page.evaluate(_WIDE_MATH)
+    wide = page.evaluate(_WIDE_TABLES) + page.evaluate(_WIDE_MATH) + page.evaluate(_WIDE_OUTPUT)
     page.context.close()
     assert not wide, wide
     assert not [f for f in failed if f.startswith("JS error")], failed

@@ -104,13 +104,13 @@ def budget_explanation(base: float) -> dict:
 
 
 def budget_text(why: dict) -> str:
-    """Two lines from :func:`budget_explanation`: the variance ratios and the privacy loss."""
+    """Lines from :func:`budget_explanation`: the variance ratios and the privacy loss."""
     return (f"base {why['base']:g}, uniform data: Var(HierA, μ = 1) / Var(Harmony) ="
-            f" {why['hiera_vs_harmony']:.3f}; bit at a uniformly random level's budget:"
+            f" {why['hiera_vs_harmony']:.3f};\nbit at a uniformly random level's budget:"
             f" {why['random_level']:.3f}\n"
-            "a user's total privacy loss under HierA is bounded by composition, max(εᵢ, εⱼ) +"
-            f" ε₁ ≤ {why['composed']:.2f}; its exact worst case (the joint output) is"
-            f" {why['joint']:.3f}, against ε = {why['base']:g} for Harmony and PM")
+            "a user's total privacy loss under HierA is bounded by composition,\n"
+            f"max(εᵢ, εⱼ) + ε₁ ≤ {why['composed']:.2f}; its exact worst case (the joint output)"
+            f" is {why['joint']:.3f},\nagainst ε = {why['base']:g} for Harmony and PM")
 
 
 def sgd_quantiles(sgd: pd.DataFrame) -> pd.DataFrame:
@@ -172,10 +172,11 @@ def method_labels(mu: int) -> dict:
 
 
 def below_least_squares_summary(below: pd.DataFrame) -> str:
-    """One sentence: how many private medians lie below least squares, and which."""
-    cells = [f"; {d}, ε = {e:g}: {', '.join(label(m) for m in PRIVATE if below.loc[(d, e), m])}"
+    """How many private medians lie below least squares (of the (data set, ε, method) cells),
+    then one line per cell where some do."""
+    cells = [f"\n{d}, ε = {e:g}: {', '.join(label(m) for m in PRIVATE if below.loc[(d, e), m])}"
              for d, e in below.index if below.loc[(d, e)].any()]
-    return ("private medians below the non-private least-squares median: "
+    return ("private medians below the non-private least-squares median:\n"
             f"{int(below.to_numpy().sum())} of {below.size} (data set, ε, method) cells"
             + "".join(cells))
 

@@ -140,14 +140,15 @@ def worst_case_factors(base: float) -> dict:
 
 
 def worst_case_text(w: dict) -> str:
-    """Two lines: the worst pair and output of :func:`worst_case_factors` and its log ratio
+    """Three lines: the worst pair and output of :func:`worst_case_factors` and its log ratio
     as the sum of the level factor and the bit factor, against the claimed bound."""
     a, b, d = w["level_x"], w["level_x_prime"], w["d"]
-    return (f"x = {w['x']:.17g} (level {a}), x' = {w['x_prime']:g} (level {b}), "
+    return (f"x = {w['x']:.6g} (level {a}), x' = {w['x_prime']:g} (level {b}), "
             f"output <t* = {d}, y = {w['y']:+d}>\n"
-            f"ln G[{a},{d}]/G[{b},{d}] = {w['level_part']:.3f}  +  ln (1 + y x c_{d})/(1 + y x'"
-            f" c_{d}) = {w['bit_part']:.3f}  =  {w['level_part'] + w['bit_part']:.3f}  >  "
-            f"claimed max(ε[{a}], ε[{b}]) = {w['claimed']:g}")
+            f"ln G[{a},{d}]/G[{b},{d}] + ln (1 + y x c_{d})/(1 + y x' c_{d})\n"
+            f"  = {w['level_part']:.3f} + {w['bit_part']:.3f}"
+            f" = {w['level_part'] + w['bit_part']:.3f} > claimed max(ε[{a}], ε[{b}])"
+            f" = {w['claimed']:g}")
 
 
 def privacy_curves(bases) -> pd.DataFrame:
