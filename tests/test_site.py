@@ -370,13 +370,20 @@ def test_every_figure_has_alt_text_readable_text_and_its_colours():
 
 @pytest.mark.parametrize("page, first", [("03-pm-three-outputs", "3.1"), ("05-hiera", "5.1"),
                                          ("A-audit", "A.1")])
-def test_exercises_are_numbered_per_chapter_on_the_page(page, first):
+def test_exercises_and_proofs_are_numbered_per_chapter_on_the_page(page, first):
     html_file = SITE / "book" / "generated" / f"{page}.html"
     if not html_file.exists():
         skip_or_fail(f"the site is not built ({html_file}); run `make book` first")
-    numbers = re.findall(r"Exercise (\w+\.\d+)", html_file.read_text())
+    html = html_file.read_text()
+    numbers = re.findall(r"Exercise (\w+\.\d+)", html)
     assert numbers and numbers[0] == first, numbers[:3]
     assert all(n.split(".")[0] == first.split(".")[0] for n in numbers)
+    # the proof directives too: "Algorithm 3.1", never a book-wide "Algorithm 4" that
+    # clashes with the paper's own numbers
+    for kind in ("Definition", "Theorem", "Algorithm"):
+        shown = re.findall(rf'caption-number">{kind} ([\w.]+) ', html)
+        assert all(n.split(".")[0] == first.split(".")[0] for n in shown), (kind, shown[:4])
+        assert not shown or shown[0] == first, (kind, shown[:4])
 
 
 # --- tables a reader can read ---------------------------------------------------------------

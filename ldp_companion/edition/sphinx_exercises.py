@@ -1,11 +1,14 @@
-"""Sphinx extension of the book: exercises are numbered per chapter ("Exercise 3.2").
+"""Sphinx extension of the book: exercises, definitions, theorems and algorithms are numbered
+per chapter ("Exercise 3.2", "Algorithm 3.1").
 
 Sphinx numbers enumerable nodes across the whole book when the table of contents is not
-numbered, so chapter 5's first exercise would be "Exercise 14". After Sphinx has assigned its
-numbers (``env-get-updated``), this extension renumbers each page's exercises from 1, prefixed
-by the page's chapter number: the leading digits of its file name (``03-pm-...`` -> 3) or its
-appendix letter (``A-audit`` -> A). sphinx-exercise reads the numbers from
-``env.toc_fignumbers``, so titles and cross-references agree. Listed in ``_config.yml``.
+numbered, so chapter 5's first exercise would be "Exercise 14", and chapter 3's first algorithm
+"Algorithm 4": a number that clashes with the paper's own (its Alg. 4 is PM-SUB). After Sphinx
+has assigned its numbers (``env-get-updated``), this extension renumbers each page's exercises
+and each kind of sphinx-proof directive from 1, prefixed by the page's chapter number: the
+leading digits of its file name (``03-pm-...`` -> 3) or its appendix letter (``A-audit`` -> A).
+sphinx-exercise and sphinx-proof read the numbers from ``env.toc_fignumbers``, so titles and
+cross-references agree. Listed in ``_config.yml``.
 """
 from __future__ import annotations
 
@@ -47,7 +50,12 @@ def renumber(fignumbers: dict, figtype: str = "exercise") -> list[str]:
 
 
 def _renumber(app, env) -> list[str]:
-    return renumber(env.toc_fignumbers)
+    from sphinx_proof.proof_type import PROOF_TYPES
+
+    changed = set(renumber(env.toc_fignumbers))
+    for figtype in PROOF_TYPES:  # "theorem", "definition", "algorithm", ...
+        changed.update(renumber(env.toc_fignumbers, figtype))
+    return sorted(changed)
 
 
 def setup(app):
