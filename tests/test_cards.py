@@ -100,3 +100,15 @@ def test_every_chapter_has_a_card_cell(chapter):
 
     source = runner.find_chapter(chapter).read_text()
     assert f":tags: [remove-input, {cards.TAG}]" in source
+
+
+def test_each_projection_says_what_it_leaves_out_for_its_own_machine():
+    """Chapter 2's GPU record did not time the Type I paper networks its CPU records did: the
+    GPU projection, and it alone, says it leaves them out (one list for all machines made
+    the three totals look comparable)."""
+    parts = cards._projection("02-tvg").split("; ")
+    assert len(parts) == len(cards.MACHINES)
+    gpu = [p for p in parts if "GPU" in p]
+    assert gpu and "paper_tasks_1" in gpu[0]
+    assert all("paper_tasks_1" not in p for p in parts if "GPU" not in p)
+    assert all("≥" not in p or "not counting the work of" in p for p in parts)

@@ -64,7 +64,10 @@ def _hours(seconds: float) -> str:
 
 
 def _projection(chapter: str) -> str:
-    parts, left = [], []
+    """The paper profile's projected time on each machine; a lower bound (≥) names, for that
+    machine alone, the work it leaves out (two machines' records need not cover the same
+    cells, so one list for all would compare unlike totals)."""
+    parts = []
     for label, workers, device in MACHINES:
         p = planning.plan(chapter, "paper", workers, device)
         if p.seconds is None:
@@ -74,13 +77,11 @@ def _projection(chapter: str) -> str:
         hours = p.seconds / 3600
         cost = (f"{bound}{hours:.2f} GPU-hours" if p.device == "cuda"  # the GPU it uses
                 else f"{bound}{hours * workers:.1f} core-hours")
-        parts.append(f"{bound}{hours:.2f} h on {label} ({cost})")
-        left += p.unmeasured + (["a stopped cell"] if p.stopped else [])
-    text = "; ".join(parts)
-    if left:
-        text += (" (≥: lower bounds, leaving out the work of "
-                 + ", ".join(dict.fromkeys(left)) + ")")
-    return text
+        left = p.unmeasured + (["a stopped cell"] if p.stopped else [])
+        out = (f", not counting the work of {', '.join(dict.fromkeys(left))}: no record of"
+               " this machine measured it") if left else ""
+        parts.append(f"{bound}{hours:.2f} h on {label} ({cost}{out})")
+    return "; ".join(parts)
 
 
 def _data(chapter: str, profile: str, read: dict) -> str:
