@@ -286,7 +286,10 @@ def test_sealed_answers_say_correct_to_every_answer_and_not_yet_to_a_wrong_one()
             if numeric:
                 wrong = {k: (np.asarray(v, float) * (1 + max(50 * e.rtol, 1e-2)) + 50 * e.atol
                              if k in numeric else v) for k, v in answers.items()}
-                assert not sealed.check(e.label, **wrong).correct, (chapter, e.label)
+                said = sealed.check(e.label, **wrong)
+                assert not said.correct, (chapter, e.label)
+                # a rounded answer is told what precision the check wants
+                assert "right to about" in repr(said) and "not a rounded one" in repr(said)
         text = sealed.to_json()
         for e in exercises:  # the sealed form shows no answer
             for v in e.answers().values():

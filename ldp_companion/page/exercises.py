@@ -113,7 +113,8 @@ class Exercise:
             return f"`{name}` should have shape {np.shape(expected)}, got {arr.shape}"
         if np.allclose(arr, expected, rtol=self.rtol, atol=self.atol, equal_nan=False):
             return None
-        return f"`{name}` is not within the tolerance ({_tolerance(self.rtol, self.atol)})"
+        return (f"`{name}` is not within the tolerance ({_tolerance(self.rtol, self.atol)}); "
+                "give the computed value, not a rounded one")
 
 
 def _judged(label: str, answers: dict, expected: dict, judge) -> CheckResult:
@@ -265,7 +266,8 @@ class SealedAnswers:
         for v, e, h in zip(arr.astype(float).ravel(), seal["exponents"], seal["hashes"]):
             k = round(float(v) / 10.0 ** e) if np.isfinite(v) else None
             if k is None or all(_digest(self.salt, f"{k + d}e{e}") != h for d in (-1, 0, 1)):
-                return f"`{name}` is not within the tolerance"
+                return (f"`{name}` is not within the tolerance: it must be right to about "
+                        f"{10.0 ** e:.0e}; give the computed value, not a rounded one")
         return None
 
     def check(self, label: str, **answers) -> CheckResult:
