@@ -508,7 +508,7 @@ def test_each_script_appears_once_on_a_page():
     """sphinx-thebe's inline script is added twice; the book's extension keeps one of each."""
     from sphinx.builders.html._assets import _JavaScript
 
-    from ldp_companion.edition.sphinx_scripts import unique_scripts
+    from ldp_companion.edition.sphinx_once import unique_scripts
 
     body = 'const THEBE_JS_URL = "x"'
     scripts = [_JavaScript("a.js"), _JavaScript(None, body=body), _JavaScript("b.js"),
@@ -520,4 +520,26 @@ def test_each_script_appears_once_on_a_page():
     if not pages:
         skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
     twice = [p.name for p in pages if p.read_text().count("const THEBE_JS_URL") > 1]
+    assert not twice, twice
+
+
+def test_each_id_appears_once_on_a_page():
+    """sphinx-proof and sphinx-exercise give every body one id; the book's extension numbers
+    the repeats, and no built page holds an id twice."""
+    from collections import Counter
+
+    from ldp_companion.edition.sphinx_once import unique_ids
+
+    body = ('<div id="a"><p id="x"></p><p id="x"></p><p id="x-2"></p><p id="x"></p></div>'
+            '<section id="b"></section>')
+    assert re.findall(r'id="([^"]+)"', unique_ids(body)) == ["a", "x", "x-3", "x-2", "x-4", "b"]
+    pages = sorted((SITE / "book").rglob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    twice = {}
+    for page in pages:
+        counts = Counter(re.findall(r'\sid="([^"]+)"', page.read_text()))
+        repeated = sorted(k for k, v in counts.items() if v > 1)
+        if repeated:
+            twice[page.name] = repeated[:5]
     assert not twice, twice

@@ -8,7 +8,7 @@
 * :mod:`~ldp_companion.edition.pdf_edition`, :mod:`~ldp_companion.edition.student`,
   :mod:`~ldp_companion.edition.plain_markdown`: the PDF, the course's student editions;
 * :mod:`~ldp_companion.edition.sphinx_exercises`, :mod:`~ldp_companion.edition.sphinx_figures`,
-  :mod:`~ldp_companion.edition.sphinx_scripts`: the book's Sphinx extensions.
+  :mod:`~ldp_companion.edition.sphinx_once`: the book's Sphinx extensions.
 
 May import: every floor below (0–7), appendix C's :mod:`ldp_companion.compare` included.
 """
