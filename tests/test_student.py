@@ -358,6 +358,30 @@ def test_plain_markdown_renders_directives_roles_and_labels():
     assert "See The mechanisms, the proof, Zhao et al. (2020) and (Zhao et al. 2020)" in out
     assert "57.2% faster" in out and "[pm-gain: computed when the notebook runs]" in out
     assert not _MYST.search(out)
+    links = render("[the Verdicts page](verdicts), [audit](A-audit), [write](byom-write), "
+                   "[web](https://a.org/x), [here](#sec), [csv](figdata/f.csv)")
+    assert links == ("the Verdicts page (in the book), [audit](A-audit.ipynb), write (in the "
+                     "book), [web](https://a.org/x), [here](#sec), [csv](figdata/f.csv)")
+
+
+def test_a_student_notebook_has_no_dead_relative_link(tmp_path):
+    """Every relative link of every handed-out notebook opens a file handed out beside it."""
+    import os
+
+    from ldp_companion.edition import student
+
+    student.write_editions(tmp_path, runner.chapters())
+    dead = []
+    for path in sorted(tmp_path.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in re.findall(r"\]\(([^)\s]+)\)", cell.source):
+                name = target.split("#")[0]
+                if name and not re.match(r"^[a-z][\w+.-]*:", name) \
+                        and not os.path.exists(tmp_path / name):
+                    dead.append(f"{path.name}: {target}")
+    assert not dead, dead
 
 
 # --- per-chapter numbering ------------------------------------------------------------------

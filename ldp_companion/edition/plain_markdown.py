@@ -5,7 +5,8 @@ The book's pages are MyST: directives (``:::{exercise}``, ``:::{prf:theorem}``,
 (``(pm-sec)=``). Plain Jupyter shows them as written. :func:`render` turns them into what
 Jupyter's Markdown shows well: a directive becomes a quoted block with a bold title, a citation
 "Author et al. (2020)", a cross-reference the title of the section it points to, a glued value
-a note that the run computes it, and labels disappear. Mathematics (``$...$``, ``$$...$$``)
+a note that the run computes it, a link to another page of the book the chapter's notebook
+or the link's text, and labels disappear. Mathematics (``$...$``, ``$$...$$``)
 stays as it is.
 """
 from __future__ import annotations
@@ -95,6 +96,27 @@ def _plain_roles(text: str, titles: dict, bib: dict) -> str:
     return _ROLE.sub(role, text)
 
 
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_CHAPTER = re.compile(r"^(\d\d|[A-Z])-[\w-]+$")
+
+
+def _plain_links(text: str) -> str:
+    """A MyST link to another page of the book (``[the Verdicts page](verdicts)``, no file
+    extension) or to a label (``[...](byom-write)``) leads nowhere from a notebook: one to a
+    chapter becomes a link to its notebook (``A-audit.ipynb``, handed out beside it), any
+    other the link's text and "(in the book)". Links with a scheme, an anchor or a file
+    name stay."""
+    def link(m: re.Match) -> str:
+        text, target = m.group(1), m.group(2)
+        if re.match(r"^([a-z][\w+.-]*:|#|\.|/)", target) or "." in target.split("#")[0]:
+            return m.group(0)
+        page = target.split("#")[0]
+        if _CHAPTER.match(page):
+            return f"[{text}]({page}.ipynb)"
+        return f"{text} (in the book)"
+    return _LINK.sub(link, text)
+
+
 def _quote(title: str, body: list[str]) -> list[str]:
     lines = [f"**{title}.**" if title else ""] + body
     return [f"> {line}".rstrip() for line in lines if line is not None]
@@ -154,4 +176,5 @@ def render(text: str, titles: dict | None = None, bib: dict | None = None) -> st
     bib = bibliography() if bib is None else bib
     text = _LABEL.sub("", text)
     lines = _blocks(text.splitlines(), titles, bib)
-    return re.sub(r"\n{3,}", "\n\n", _plain_roles("\n".join(lines), titles, bib)).strip("\n")
+    text = _plain_links(_plain_roles("\n".join(lines), titles, bib))
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
