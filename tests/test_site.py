@@ -410,6 +410,10 @@ def table_problems(html: str) -> list[str]:
         first = [c.get_text(strip=True) for c in first if c is not None]
         if len(first) >= 2 and first == [str(i) for i in range(len(first))]:
             out.append(f"{name}: pandas' row numbers 0..{len(first) - 1} as a column")
+        cut = [td.get_text(strip=True)[-30:] for td in table.select("td")
+               if td.get_text(strip=True).endswith("...")]
+        if cut:
+            out.append(f"{name}: cells cut to '...' (pandas' display.max_colwidth): {cut[:3]}")
     return out
 
 
@@ -423,7 +427,11 @@ def test_table_check_catches_code_labels_and_bare_row_numbers():
     assert table_problems(f"<main>{good}</main>") == []
     tables = [pd.DataFrame({"x": [1, 2]}, index=["gauss_analytic", "PM"]).to_html(),  # code
               pd.DataFrame({0.5: [1], 1.0: [2]}, index=["PM"]).style.to_html(),  # 0.500000
-              pd.DataFrame({"mechanism": ["PM", "HM"]}).to_html()]          # 0, 1 as a column
+              pd.DataFrame({"mechanism": ["PM", "HM"]}).to_html(),          # 0, 1 as a column
+              pd.DataFrame({"kinds": ["derive and check, " * 5]}, index=["PM"]).to_html()]
+    with pd.option_context("display.max_colwidth", 50):  # pandas' default cuts the last one
+        tables[-1] = pd.DataFrame({"kinds": ["derive and check, " * 5]},
+                                  index=["PM"])._repr_html_()
     for html in tables:
         assert len(table_problems(f"<main>{html}</main>")) == 1, html
 
