@@ -228,6 +228,12 @@ def test_palette_check_fails_on_the_old_colours_that_collapse_for_colour_blind_r
     assert cvd_clashes(twins) == []
     twins["TLDP-L-w"]["marker"] = "o"
     assert len(cvd_clashes(twins)) == 1
+    # a diamond and a thin diamond (chapter 2's IDN and IDN (W = E) before): the same look
+    twins = {"IDN": {"color": "#74add1", "marker": "D", "dash": "-"},
+             "IDN (W = E)": {"color": "#74add1", "marker": "d", "dash": "-"}}
+    assert len(cvd_clashes(twins)) == 1
+    twins["IDN (W = E)"]["marker"] = "x"
+    assert cvd_clashes(twins) == []
 
 
 def test_a_shown_figure_records_its_legend_styles_and_clashes(monkeypatch):

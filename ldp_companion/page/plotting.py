@@ -88,7 +88,7 @@ MECHANISM_MARKERS: dict[str, str] = {
     "non_private": "v", "duchi_md": "s", "hm_tp": "D", "pm_sub": "P", "three_outputs": "X",
     "tldp_l": "o", "tldp_l_w": "x", "tldp_g": "s", "tldp_g_w": "+", "laplace": "<",
     "gaussian": ">", "idn": "D", "mvg": "P", "udn": "h", "tvg": "*", "gauss_paper": "p",
-    "jl": "d", "gauss_l2": "<", "gauss_analytic": ">", "optimized": ">", "idn_iid": "d",
+    "jl": "d", "gauss_l2": "<", "gauss_analytic": ">", "optimized": ">", "idn_iid": "x",
     "mvg_true": "X", "none": "v", "spof": "o", "spof_exact": "s", "fm": "^",
     "authors_v1": "D", "dpsgd_logit": "<", "dpsgd_param": ">", "nonprivate": "v",
     "duchi": "h", "hm": "*", "pm_opt": "p", "laplace_split": "<", "square_wave": "8"}
@@ -208,12 +208,20 @@ def cvd_distance(a, b) -> float:
     return min(out)
 
 
+#: Markers a reader takes for one another at a legend's size (a diamond and a thin one, ...).
+_LOOKALIKE = (frozenset("Dd"), frozenset("o8"), frozenset("xX"), frozenset("+P"), frozenset("h*"))
+
+
+def _same_shape(a, b) -> bool:
+    return a == b or any({a, b} == set(pair) for pair in _LOOKALIKE)
+
+
 def cvd_clashes(entries: dict[str, dict], min_distance: float = MIN_CVD_DISTANCE) -> list[str]:
     """Pairs of legend entries a colour-blind reader cannot tell apart.
 
     Two entries clash when their colours are closer than ``min_distance`` (:func:`cvd_distance`)
     unless they share one colour on purpose (one mechanism, two variants) and differ in marker
-    or line style.
+    (not a look-alike one, :data:`_LOOKALIKE`: ``D`` and ``d``) or line style.
     """
     names = list(entries)
     out = []
@@ -221,7 +229,8 @@ def cvd_clashes(entries: dict[str, dict], min_distance: float = MIN_CVD_DISTANCE
         for b in names[i + 1:]:
             ea, eb = entries[a], entries[b]
             if ea["color"] == eb["color"]:
-                if (ea.get("marker"), ea.get("dash")) == (eb.get("marker"), eb.get("dash")):
+                if ea.get("dash") == eb.get("dash") and _same_shape(ea.get("marker"),
+                                                                     eb.get("marker")):
                     out.append(f"{a!r} and {b!r} look the same (colour, marker and dash)")
                 continue
             d = cvd_distance(ea["color"], eb["color"])
