@@ -18,6 +18,13 @@ from ldp_companion.verdicts import run_records
 from ldp_companion.verdicts.coverage import LEDGER_DIR_ENV
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Each test's figures are closed after it (the plotting tests assert none is open)."""
+    yield
+    plt.close("all")
+
+
 def _figure():
     fig, (left, right) = plt.subplots(1, 2)
     left.plot([0.5, 1.0, 2.0], [0.31, 0.17, 0.08], label="PM")
@@ -35,14 +42,47 @@ def test_figure_frame_reads_back_every_plotted_number():
     assert pm.kind.tolist() == ["line"] * 3
     assert pm.y.tolist() == [0.31, 0.17, 0.08] and pm.x.tolist() == [0.5, 1.0, 2.0]
     assert set(pm.panel) == {"mean error"} and set(pm.x_label) == {"ε"}
-    duchi = frame[frame.series == "Duchi"]  # the container's label reaches its line and bars
-    assert duchi[duchi.kind == "line"].y.tolist() == [0.4, 0.2]
-    bars = duchi[duchi.kind == "segment"]
-    assert sorted(bars.y.round(12)) == [0.18, 0.22, 0.35, 0.45]
+    duchi = frame[frame.series == "Duchi"]  # one row per point, its bar's ends beside it
+    assert duchi.kind.tolist() == ["errorbar"] * 2 and duchi.y.tolist() == [0.4, 0.2]
+    assert duchi.y_low.round(12).tolist() == [0.35, 0.18]
+    assert duchi.y_high.round(12).tolist() == [0.45, 0.22]
     assert frame[frame.kind == "bar"].y.tolist() == [5.0, 7.5]
     image = frame[frame.kind == "image"]
     assert image.value.tolist() == list(np.arange(6.0))
     assert image.row.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_an_error_bar_drawn_apart_from_its_curve_takes_the_curve_s_name():
+    """A helper that draws the bars without a label (fmt="none") and the labelled curve
+    apart: every row of the bar still names its series (60-80 % of the rows had none)."""
+    fig, ax = plt.subplots()
+    ax.plot([1.0, 2.0, 4.0], [0.3, 0.2, 0.1], marker="o", label="PM")
+    ax.errorbar([1.0, 2.0, 4.0], [0.3, 0.2, 0.1], yerr=[0.01, 0.02, 0.03], fmt="none",
+                capsize=3)
+    frame = figure_data.figure_frame(fig)
+    plt.close(fig)
+    assert (frame.series == "PM").all(), frame
+    bars = frame[frame.kind == "errorbar"]
+    assert bars.y.round(12).tolist() == [0.3, 0.2, 0.1]
+    assert (bars.y_high - bars.y).round(12).tolist() == [0.01, 0.02, 0.03]
+    assert len(frame) == 6  # the curve's three points and the bar's three, no caps
+
+
+def test_an_unlabelled_curve_in_a_series_colour_takes_its_name():
+    """Chapter 5's dashed predictions are drawn unlabelled in their points' colour: their
+    rows name that series (95 % of Fig. 5.5's rows had no series); a colour two series share
+    names neither."""
+    fig, ax = plt.subplots()
+    ax.errorbar([1.0, 2.0], [0.3, 0.2], yerr=[0.01, 0.02], color="#0077bb", label="HierA")
+    ax.plot([1.0, 1.5, 2.0], [0.31, 0.25, 0.19], ls="--", color="#0077bb")
+    ax.plot([1.0, 2.0], [0.5, 0.4], color="#cc3311", label="PM")
+    ax.plot([1.0, 2.0], [0.6, 0.5], color="#cc3311", label="PM-SUB")
+    ax.plot([1.0, 2.0], [0.7, 0.6], ls=":", color="#cc3311")
+    frame = figure_data.figure_frame(fig)
+    dashed = frame[(frame.kind == "line") & (frame.y.isin([0.31, 0.25, 0.19]))]
+    assert dashed.series.tolist() == ["HierA"] * 3
+    dotted = frame[frame.y.isin([0.7])]
+    assert dotted.series.isna().all() or (dotted.series == "").all()
 
 
 def test_spy_comparison_fails_on_a_csv_that_is_not_the_figure():

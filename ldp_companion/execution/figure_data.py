@@ -72,13 +72,22 @@ def _rows(ax, panel: str) -> list[dict]:
 
     rows = []
     owner = {}  # an error bar's line and bars carry no label: their container does
+    done = set()  # artists an error bar's rows already tell
     for c in ax.containers:
         if isinstance(c, mcont.ErrorbarContainer):
+            name = _errorbar_name(ax, c)
             for part in c.get_children():
-                owner[id(part)] = _name(c)
+                owner[id(part)] = name
+            rows += _errorbar_rows(c, panel, name)
+            done.update(id(part) for part in c.get_children())
+
+    by_colour = _names_by_colour(ax, owner)
 
     def _label(artist) -> str:
-        return owner.get(id(artist)) or _name(artist)
+        """Its legend label; else its error bar's; else, for an unlabelled curve drawn in
+        the colour of exactly one named series (a prediction beside its points), that one."""
+        return (owner.get(id(artist)) or _name(artist)
+                or by_colour.get(_colour(artist), ""))
 
     def add(series, kind, xs, ys, **extra):
         for i, (x, y) in enumerate(zip(np.ravel(xs), np.ravel(ys))):
@@ -86,6 +95,8 @@ def _rows(ax, panel: str) -> list[dict]:
                          "x": float(x), "y": float(y), **extra})
 
     for line in ax.get_lines():
+        if id(line) in done:
+            continue
         xy = np.asarray(line.get_xydata(), dtype=float).reshape(-1, 2)
         add(_label(line), "line", xy[:, 0], xy[:, 1])
     for c in ax.containers:
@@ -101,7 +112,7 @@ def _rows(ax, panel: str) -> list[dict]:
             values = np.ma.filled(np.ma.asarray(coll.get_array(), dtype=float), np.nan)
             grid = values.reshape(values.shape[0], -1) if values.ndim > 1 else values[None]
             _cells(rows, panel, _label(coll), "cell", grid)
-        elif isinstance(coll, mc.LineCollection):
+        elif isinstance(coll, mc.LineCollection) and id(coll) not in done:
             for i, seg in enumerate(coll.get_segments()):
                 seg = np.asarray(seg, dtype=float).reshape(-1, 2)
                 add(_label(coll), "segment", seg[:, 0], seg[:, 1], segment=i)
@@ -114,6 +125,75 @@ def _rows(ax, panel: str) -> list[dict]:
     for im in ax.get_images():
         values = np.ma.filled(np.ma.asarray(im.get_array(), dtype=float), np.nan)
         _cells(rows, panel, _label(im), "image", values.reshape(values.shape[0], -1))
+    return rows
+
+
+def _colour(artist) -> tuple | None:
+    import matplotlib.colors as mcolors
+
+    try:
+        get = getattr(artist, "get_color", None) or artist.get_edgecolor
+        colour = np.asarray(mcolors.to_rgba_array(get()))
+    except (AttributeError, ValueError, TypeError):
+        return None
+    return tuple(np.round(colour[0], 4)) if len(colour) == 1 else None
+
+
+def _names_by_colour(ax, owner: dict) -> dict:
+    """``colour -> name`` for the colours that exactly one named series of the axes uses."""
+    seen: dict = {}
+    for artist in [*ax.get_lines(), *ax.collections]:
+        name = owner.get(id(artist)) or _name(artist)
+        colour = _colour(artist)
+        if name and colour is not None:
+            seen.setdefault(colour, set()).add(name)
+    return {c: next(iter(n)) for c, n in seen.items() if len(n) == 1}
+
+
+def _errorbar_name(ax, c) -> str:
+    """An error bar's series: its container's label, else its own line's, else that of the
+    labelled line of the axes drawn through the same x positions (a helper that draws the
+    bars apart from its labelled curve)."""
+    data_line = c.lines[0]
+    name = _name(c) or (_name(data_line) if data_line is not None else "")
+    if name:
+        return name
+    xs = _errorbar_centres(c)[0]
+    for line in ax.get_lines():
+        xd = np.asarray(line.get_xdata(), dtype=float)
+        if _name(line) and xd.shape == xs.shape and np.allclose(xd, xs, equal_nan=True):
+            return _name(line)
+    return ""
+
+
+def _errorbar_centres(c) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``x, y`` of an error bar's points and, per point, its vertical bar's ``(low, high)``
+    (None without y errors)."""
+    data_line, _, bars = c.lines
+    vertical = [b for b in bars if all(np.isclose(s[0, 0], s[-1, 0]) for s in
+                                       map(np.asarray, b.get_segments()) if len(s))]
+    spans = (np.array([[np.min(np.asarray(s)[:, 1]), np.max(np.asarray(s)[:, 1])]
+                       for s in vertical[0].get_segments()]) if vertical else None)
+    if data_line is not None:
+        xy = np.asarray(data_line.get_xydata(), dtype=float).reshape(-1, 2)
+        return xy[:, 0], xy[:, 1], spans
+    if spans is not None:
+        xs = np.array([np.asarray(s)[0, 0] for s in vertical[0].get_segments()], dtype=float)
+        return xs, spans.mean(axis=1), spans
+    return np.array([]), np.array([]), None
+
+
+def _errorbar_rows(c, panel: str, series: str) -> list[dict]:
+    """One row per point of an error bar: ``x``, ``y`` and the bar's ``y_low``, ``y_high``
+    (its caps and bar segments are these two numbers drawn)."""
+    xs, ys, spans = _errorbar_centres(c)
+    rows = []
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        row = {"panel": panel, "series": series, "kind": "errorbar", "point": i,
+               "x": float(x), "y": float(y)}
+        if spans is not None and i < len(spans):
+            row.update(y_low=float(spans[i, 0]), y_high=float(spans[i, 1]))
+        rows.append(row)
     return rows
 
 
@@ -132,10 +212,11 @@ def figure_frame(fig) -> pd.DataFrame:
     """The numbers a matplotlib figure draws, one row per value (long format).
 
     Columns: ``panel`` (the axes' title, or "panel k"), ``series`` (the artist's legend
-    label), ``kind`` (``line``, ``bar``, ``point``, ``segment`` for error bars, ``band`` for a
-    filled band's outline, ``image`` and ``cell`` for heat maps), ``point`` (position along
-    the series), ``x``, ``y`` in data coordinates, and ``row``, ``column``, ``value`` for
-    images and heat maps. Axes labels are in the columns ``x_label`` and ``y_label``.
+    label), ``kind`` (``line``, ``bar``, ``point``, ``errorbar`` for a point with its error
+    bar, ``segment`` for other line segments, ``band`` for a filled band's outline, ``image``
+    and ``cell`` for heat maps), ``point`` (position along the series), ``x``, ``y`` in data
+    coordinates, ``y_low`` and ``y_high`` for an error bar's ends, and ``row``, ``column``,
+    ``value`` for images and heat maps. Axes labels are in the columns ``x_label`` and ``y_label``.
     """
     rows = []
     for k, ax in enumerate(fig.axes):
@@ -144,7 +225,7 @@ def figure_frame(fig) -> pd.DataFrame:
             row.update(x_label=ax.get_xlabel(), y_label=ax.get_ylabel())
             rows.append(row)
     columns = ["panel", "x_label", "y_label", "series", "kind", "point", "segment", "x", "y",
-               "row", "column", "value"]
+               "y_low", "y_high", "row", "column", "value"]
     frame = pd.DataFrame(rows)
     frame = frame.reindex(columns=[c for c in columns if c in frame.columns] if rows else columns)
     for name in ("point", "segment", "row", "column"):
