@@ -5,16 +5,12 @@ fails under CI=true. Screenshots go to ``_build/screenshots/``.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
 import re
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from conftest import skip_or_fail
+from conftest import serving, skip_or_fail
 
 pytestmark = pytest.mark.browser
 
@@ -46,30 +42,19 @@ _BROKEN_IMAGES = """() => Array.from(document.images)
   .filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"""
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def _serve(directory):
-    """Serve a folder on 127.0.0.1; yield its base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+def _built_pages() -> list[Path]:
+    """Every HTML page of the built book (skips, or fails under CI, when there is none)."""
+    pages = sorted((SITE / "book").rglob("*.html"))
+    if not pages:
+        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    return pages
 
 
 @pytest.fixture(scope="module")
 def server():
     if not (SITE / "index.html").exists():
         skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
-    with _serve(SITE) as url:
+    with serving(SITE) as url:
         yield url
 
 
@@ -160,7 +145,7 @@ def test_visit_catches_outside_requests_missing_files_and_broken_images(browser,
         "<img src='missing.png' alt='b'><script src='https://cdn.invalid/m.js'></script>"
         "<script>const once = 1;</script><script>const once = 2;</script>"
         "</body></html>")
-    with _serve(tmp_path) as url:
+    with serving(tmp_path) as url:
         page, outside, failed = _visit(browser, url, "page.html")
         broken = page.evaluate(_BROKEN_IMAGES)
         page.context.close()
@@ -211,9 +196,7 @@ def test_raw_tex_detector_catches_what_a_reader_would_see():
 
 
 def test_no_raw_tex_on_any_built_page():
-    pages = sorted((SITE / "book").rglob("*.html"))
-    if not pages:
-        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    pages = _built_pages()
     found = {p.relative_to(SITE).as_posix(): raw_tex(p.read_text()) for p in pages}
     found = {k: v for k, v in found.items() if v}
     assert not found, found
@@ -227,9 +210,7 @@ def printed_facts(html: str) -> int:
 
 
 def test_no_page_prints_a_figures_facts():
-    pages = sorted((SITE / "book").rglob("*.html"))
-    if not pages:
-        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    pages = _built_pages()
     found = {p.relative_to(SITE).as_posix(): printed_facts(p.read_text()) for p in pages}
     assert not {k: v for k, v in found.items() if v}
     assert printed_facts("<pre>{&#39;width_px&#39;: 651, &#39;scale&#39;: 1.0}</pre>") == 1
@@ -280,9 +261,7 @@ def test_leak_check_catches_warnings_tracebacks_and_paths():
 
 
 def test_no_page_shows_a_warning_a_traceback_or_a_machine_path():
-    pages = sorted((SITE / "book").rglob("*.html"))
-    if not pages:
-        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    pages = _built_pages()
     found = {p.relative_to(SITE).as_posix(): leaked_output(p.read_text()) for p in pages}
     found = {k: v for k, v in found.items() if v}
     assert not found, found
@@ -437,20 +416,22 @@ def test_table_check_catches_code_labels_and_bare_row_numbers():
 
 
 def test_every_table_reads_as_words():
-    pages = sorted((SITE / "book").rglob("*.html"))
-    if not pages:
-        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    pages = _built_pages()
     problems = {p.name: table_problems(p.read_text()) for p in pages}
     problems = {k: v for k, v in problems.items() if v}
     assert not problems, problems
 
 
-# Tables wider than the text column: the reader scrolls sideways to reach the last column.
-_WIDE_TABLES = """() => {
+# The text column's inner width, and the column itself (the start of a page check's body).
+_COLUMN = """\
   const column = document.querySelector('main article, .bd-article, article') || document.body;
   const style = getComputedStyle(column);
   const width = column.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  return Array.from(column.querySelectorAll('table'))
+"""
+
+# Tables wider than the text column: the reader scrolls sideways to reach the last column.
+_WIDE_TABLES = """() => {
+""" + _COLUMN + """  return Array.from(column.querySelectorAll('table'))
     .filter(t => t.scrollWidth > width + 1)
     .map(t => `${Array.from(t.querySelectorAll('caption, th')).map(e => e.textContent.trim())
                  .filter(x => x).join(' | ').slice(0, 80)}: ${t.scrollWidth} px in a `
@@ -460,10 +441,7 @@ _WIDE_TABLES = """() => {
 
 # Printed results wider than the text column: the reader scrolls sideways to read a number.
 _WIDE_OUTPUT = """() => {
-  const column = document.querySelector('main article, .bd-article, article') || document.body;
-  const style = getComputedStyle(column);
-  const width = column.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  return Array.from(column.querySelectorAll('div.cell_output div.output pre'))
+""" + _COLUMN + """  return Array.from(column.querySelectorAll('div.cell_output div.output pre'))
     .filter(p => p.scrollWidth > width + 1)
     .map(p => `${p.textContent.trim().slice(0, 60)}: ${p.scrollWidth} px in a `
               + `${Math.round(width)} px column`);
@@ -524,9 +502,7 @@ def test_each_script_appears_once_on_a_page():
     kept = unique_scripts(scripts)
     assert [(s.filename, s.attributes.get("body")) for s in kept] == [
         ("a.js", None), (None, body), ("b.js", None), ("", "other")]
-    pages = sorted((SITE / "book").rglob("*.html"))
-    if not pages:
-        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    pages = _built_pages()
     twice = [p.name for p in pages if p.read_text().count("const THEBE_JS_URL") > 1]
     assert not twice, twice
 
@@ -541,9 +517,7 @@ def test_each_id_appears_once_on_a_page():
     body = ('<div id="a"><p id="x"></p><p id="x"></p><p id="x-2"></p><p id="x"></p></div>'
             '<section id="b"></section>')
     assert re.findall(r'id="([^"]+)"', unique_ids(body)) == ["a", "x", "x-3", "x-2", "x-4", "b"]
-    pages = sorted((SITE / "book").rglob("*.html"))
-    if not pages:
-        skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
+    pages = _built_pages()
     twice = {}
     for page in pages:
         counts = Counter(re.findall(r'\sid="([^"]+)"', page.read_text()))
