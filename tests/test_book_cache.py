@@ -87,6 +87,24 @@ def test_cache_key_follows_source_parameters_and_only_imported_chapter_packages(
     assert pkg / "hiera" / "levels.py" in files and pkg / "pm" / "theory.py" not in files
 
 
+def test_cache_key_leaves_out_the_floors_above_and_follows_what_appendix_c_reads(tiny_book):
+    """A chapter never imports the edition or the command line (the layout test): editing a
+    card keeps every chapter's cache (and a paper run's grid cells). Appendix C's page imports
+    ``compare``, which reads every chapter package: editing one re-executes it."""
+    src, pkg = tiny_book / "notebooks" / "01-one.md", tiny_book / "ldp_companion"
+    key = runner.cache_key(src, {"profile": "smoke"}, pkg)
+    for above in (pkg / "edition" / "cards.py", pkg / "__main__.py"):
+        above.write_text(above.read_text() + "\n# touched\n")
+        assert runner.cache_key(src, {"profile": "smoke"}, pkg) == key, above.name
+    src.write_text(src.read_text().replace("print(",
+                                           "from ldp_companion.compare import params\nprint("))
+    before = runner.cache_key(src, {"profile": "smoke"}, pkg)
+    (pkg / "tldp" / "checks.py").write_text((pkg / "tldp" / "checks.py").read_text() + "\n#\n")
+    assert runner.cache_key(src, {"profile": "smoke"}, pkg) != before
+    files = runner.package_sources(src, pkg)
+    assert pkg / "spof" / "train.py" in files and pkg / "edition" / "book.py" not in files
+
+
 def test_cache_key_follows_the_data_folder(tiny_book, tmp_path):
     """A data file added (say, the paper's CIFAR-10 batches), replaced or removed changes the
     key, so `make book` re-executes the chapters that may now read it."""

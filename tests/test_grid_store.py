@@ -87,6 +87,19 @@ def test_functions_hash_by_their_code():
     assert grid_store.code_digest(hx.sgd_grid) != grid_store.code_digest(px.fedsgd_grid)
 
 
+def test_a_grid_hashes_what_it_can_run_and_not_the_floors_above():
+    """A chapter's grid hashes the floors below and its own package; appendix C's every
+    chapter package (it reads them); none hashes the edition or the command line."""
+    pkg = grid_store._PACKAGE
+    files = grid_store.package_files(pkg, {"hiera"})
+    assert pkg / "hiera" / "sgd.py" in files and pkg / "mechanisms" / "piecewise.py" in files
+    assert pkg / "pm" / "theory.py" not in files and pkg / "compare" / "utility.py" not in files
+    assert not any(f.parts[-2] == "edition" or f.name == "__main__.py" for f in files)
+    compare = grid_store.package_files(pkg, {"compare"})
+    assert pkg / "pm" / "theory.py" in compare and pkg / "compare" / "utility.py" in compare
+    assert pkg / "edition" / "cards.py" not in compare
+
+
 def test_environment_store_and_bad_arguments(tmp_path, monkeypatch):
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "env"))
     run_grid(mean_error, CELLS[:3], seed=1, n_jobs=1)

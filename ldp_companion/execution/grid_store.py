@@ -5,9 +5,11 @@ as soon as the cell finishes (in the worker that ran it, so a cluster's workers 
 folder store their cells themselves) and, run again, reads the finished cells back and
 computes only the rest. A cell's file is named by a digest of
 
-- the code of the chapter package that defines the grid's function (every ``.py`` file of
-  ``ldp_companion/<chapter>/``) and of the shared modules (every other ``.py`` file of the
-  package except the other chapters'),
+- the package code the grid's function can run (:func:`package_files`): the floors below
+  the chapter packages and the chapter package that defines the function (appendix C's
+  ``compare``: every chapter package, which it reads); not the floors above them (the book's
+  edition, the command line), which a chapter never imports, so that editing a card or the
+  planner keeps a paper run's cells,
 - the function itself with every argument bound to it (``functools.partial``: data arrays,
   sizes, options; a function defined in a notebook by its compiled code),
 - the run's seed, the cell's key and the cell's own inputs,
@@ -47,15 +49,35 @@ STORE_ENV = "LDP_COMPANION_GRID_STORE"
 _PACKAGE = Path(__file__).resolve().parents[1]
 #: Subpackages holding one chapter each; the rest of the package is shared.
 CHAPTER_PACKAGES = ("tldp", "tvg", "pm", "spof", "hiera", "appendix", "byom")
+#: Appendix C's package: on the floor above the chapter packages, it reads them all.
+COMPARE = "compare"
+#: The rooms above the chapter packages and appendix C, which no chapter imports
+#: (``tests/test_layout.py``): the book's edition and the command line.
+ABOVE = ("edition", "__main__.py")
+
+
+def package_files(package: Path, rooms) -> list[Path]:
+    """The ``.py`` files of ``package`` that code of the chapter packages ``rooms`` (names
+    such as ``"tldp"``, or ``"compare"``) can run: every file of the floors below the chapter
+    packages and those packages' own; ``"compare"`` brings every chapter package, which it
+    reads. The floors above (:data:`ABOVE`) are left out: the layout forbids a chapter to
+    import them."""
+    rooms = set(rooms)
+    if COMPARE in rooms:
+        rooms |= set(CHAPTER_PACKAGES)
+    out = []
+    for path in sorted(Path(package).rglob("*.py")):
+        top = path.relative_to(package).parts[0]
+        if top in ABOVE or (top in (*CHAPTER_PACKAGES, COMPARE) and top not in rooms):
+            continue
+        out.append(path)
+    return out
 
 
 @functools.cache
 def _package_digest(chapter: str | None) -> str:
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        part = path.relative_to(_PACKAGE).parts
-        if len(part) > 1 and part[0] in CHAPTER_PACKAGES and part[0] != chapter:
-            continue
+    for path in package_files(_PACKAGE, {chapter} - {None}):
         digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -67,13 +89,13 @@ def _base_function(fn):
 
 
 def code_digest(fn: Callable) -> str:
-    """sha256 of the package code ``fn`` runs: its chapter's subpackage and the shared
-    modules (for a function outside a chapter: the shared modules only; its own code enters
+    """sha256 of the package code ``fn`` can run (:func:`package_files` of its chapter's
+    subpackage; for a function outside a chapter, the shared floors only: its own code enters
     through :func:`fingerprint`)."""
     module = getattr(_base_function(fn), "__module__", "") or ""
     parts = module.split(".")
     chapter = parts[1] if len(parts) > 2 and parts[0] == "ldp_companion" and \
-        parts[1] in CHAPTER_PACKAGES else None
+        parts[1] in (*CHAPTER_PACKAGES, COMPARE) else None
     return _package_digest(chapter)
 
 

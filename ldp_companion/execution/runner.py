@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ldp_companion.execution import figure_data, processes, threads
-from ldp_companion.execution.grid_store import STORE_ENV
+from ldp_companion.execution.grid_store import STORE_ENV, package_files
 from ldp_companion.execution.profiles import PROFILES
 from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
 from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV
@@ -524,17 +524,14 @@ def _hide_injected_parameters(notebook: Path) -> None:
 
 
 def package_sources(source: Path, package: Path = REPO / "ldp_companion") -> list[Path]:
-    """The package source a chapter can depend on: every shared module, and of the chapter
-    packages (the subpackages with a ``params.py``) only those the chapter imports."""
+    """The package source a chapter can depend on (:func:`~ldp_companion.execution.grid_store.
+    package_files`): the floors below the chapter packages, the chapter packages the page
+    imports (appendix C's brings them all), never the book's edition or the command line."""
     text = Path(source).read_text()
-    chapter_packages = {p.parent for p in package.glob("*/params.py")}
-    out = []
-    for path in sorted(package.rglob("*.py")):
-        owner = next((c for c in chapter_packages if c in path.parents), None)
-        if owner is None or f"ldp_companion.{owner.name}" in text or \
-                f"ldp_companion import {owner.name}" in text:
-            out.append(path)
-    return out
+    rooms = {p.parent.name for p in package.glob("*/params.py")
+             if f"ldp_companion.{p.parent.name}" in text
+             or f"ldp_companion import {p.parent.name}" in text}
+    return package_files(package, rooms)
 
 
 def data_fingerprint(root: Path | None = None, depth: int = 3) -> list[str]:
@@ -679,7 +676,10 @@ def _execute_book(profile: str, seed: int, out_dir: Path, root: Path, *, force: 
                 failures.append(str(err))
     if failures:
         raise RuntimeError("; ".join(failures))
-    _record_build(out_dir, status, time.perf_counter() - started, workers, profile)
+    wall = time.perf_counter() - started
+    _record_build(out_dir, status, wall, workers, profile)
+    print(f"chapters: {wall:.0f} s ({len(todo)} executed on {workers} workers, "
+          f"{len(sources) - len(todo)} from the cache)", flush=True)
     if root == REPO:
         _ship_times(out_dir, [k for k, v in status.items() if v == "executed"], profile)
     for page in summary_pages:  # their provenance names the build's profile and seed
