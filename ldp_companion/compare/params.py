@@ -10,7 +10,7 @@ PARAMS = ChapterParams("C-compare", {
     "n_audit": ("outputs per input of each black-box audit of a scalar mechanism",
                 {"smoke": 50_000, "default": 100_000, "paper": 2_000_000}),
     "n_tensor": ("outputs per input of each black-box audit of a tensor mechanism",
-                 {"smoke": 2_000, "default": 10_000, "paper": 100_000}),
+                 {"smoke": 2_000, "default": 5_000, "paper": 100_000}),
     "coverage_k": ("audits of each mechanism of known ε in the auditor's coverage test",
                    {"smoke": 20, "default": 100, "paper": 200}),
     "coverage_n": ("outputs per input of each audit of the auditor's coverage test",

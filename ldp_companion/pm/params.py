@@ -24,7 +24,7 @@ PARAMS = ChapterParams("03-pm-three-outputs", {
     "data": ("data of Figs. 6 and 8–13: 'stand-ins' (offline) or 'paper' (the paper's files)",
              {"smoke": "stand-ins", "default": "stand-ins", "paper": "paper"}),
     "n_mean": ("users per mean-estimation data set (paper: the data set's size)",
-               {"smoke": 5_000, "default": 100_000, "paper": 1_000_000}),
+               {"smoke": 5_000, "default": 50_000, "paper": 1_000_000}),
     "runs_mean": ("repetitions of each mean-estimation cell",
                   {"smoke": 3, "default": 10, "paper": 100}),
     "d_grid": ("attributes of the synthetic Gaussian data sets (Fig. 7; lost in the text)",
