@@ -152,9 +152,10 @@ def test_cli_run_with_parameters(tmp_path, capsys, monkeypatch):
     from ldp_companion.execution.grid_store import STORE_ENV
 
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "elsewhere"))  # run sets its own, then restores
-    assert main(["run", "spof", "-p", "profile", "smoke", "-p", "seed", "3",
+    # appendix B: a quick chapter with experiment grids (their cells go to the store)
+    assert main(["run", "mechanism", "-p", "profile", "smoke", "-p", "seed", "3",
                  "--out", str(tmp_path)]) == 0
-    record = json.loads((tmp_path / "04-spof.run.json").read_text())
+    record = json.loads((tmp_path / "B-mechanism.run.json").read_text())
     assert record["parameters"] == {"profile": "smoke", "seed": 3}
     assert "executed notebook" in capsys.readouterr().out
     source = record["source"]  # the commit and the pinned versions that computed it
