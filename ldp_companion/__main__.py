@@ -17,6 +17,8 @@ python -m ldp_companion student --out student/   # notebooks without solutions, 
 python -m ldp_companion data fetch --list        # every data file: present or missing, sizes
 python -m ldp_companion data fetch tvg           # download, check and unpack chapter 2's
 python -m ldp_companion plan hiera --workers 16  # projected time of the paper profile
+python -m ldp_companion plan spof --save         # ... kept, to check the paper run against
+python -m ldp_companion keep runs/ spof          # a paper run as the chapter's record
 python -m ldp_companion student --edition instructor --out instructor/ --chapters pm hiera
 """
 from __future__ import annotations
@@ -114,6 +116,14 @@ def parser() -> argparse.ArgumentParser:
                       help="grid worker processes (default: this machine's cores)")
     plan.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                       help="cuda: a GPU machine (projected from runs timed on one)")
+    plan.add_argument("--save", action="store_true",
+                      help="also keep the projection, to check a paper run against it "
+                      "(benchmarks/results/paper-runs/CHAPTER.projection.json; before the run)")
+    keep = sub.add_parser("keep", help="keep a finished paper-profile run as the chapter's "
+                          "paper-scale record (benchmarks/results/paper-runs/), shown on its "
+                          "page beside the default verdicts")
+    keep.add_argument("run", help="the run's --out folder")
+    keep.add_argument("chapter", help="chapter name or number")
     return parser
 
 
@@ -147,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
         return _data_fetch(args)
     if args.command == "plan":
         return _plan(args)
+    if args.command == "keep":
+        from ldp_companion.execution import paper_scale
+
+        print(f"kept {paper_scale.save(args.run, args.chapter)}")
+        return 0
     if args.command == "coverage":
         return _coverage(args.chapter, args.json)
     if args.command == "student":
@@ -306,6 +321,9 @@ def _plan(args) -> int:
     print("\nCommands:")
     for line in p.commands():
         print(f"  {line}")
+    if args.save and p.cells is not None:
+        saved = planning.save_projection(args.chapter, args.profile, args.workers, args.device)
+        print(f"\nsaved the projection: {saved}")
     return 0
 
 

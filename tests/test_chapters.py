@@ -296,13 +296,15 @@ def test_same_parameters_give_identical_ledgers(tmp_path):
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
 def test_a_chapter_ends_with_its_ledger_shown_by_the_one_renderer(source):
     """Every chapter shows its verdicts through ``Ledger._repr_html_`` (one table renderer for
-    the book), not a DataFrame of its own."""
+    the book; with its paper-scale record beside it, ``ledger.beside(paper_run)``), not a
+    DataFrame of its own."""
     text = source.read_text()
     if "Ledger(" not in text:
         return
     shown = [l for l in text.splitlines() if l.startswith("ledger.table()")]  # a DataFrame shown
     assert not shown, shown
-    assert "\nledger.save()\nledger\n```" in text
+    assert "\nledger\n```" in text or "\nledger.beside(paper_run)\n```" in text
+    assert "\nledger.save()\n" in text
 
 
 CODE_WIDTH = 88  # the page shows 90 columns of code without scrolling (scripts/format_notebooks.py)

@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = ["RESULTS", "records", "work", "speedup", "cores", "has_gpu", "project", "Plan",
-           "plan", "summary"]
+           "plan", "summary", "save_projection", "check", "checks", "OFF"]
 
 #: The timing records shipped with the package (in the repository: ``benchmarks/results``).
 RESULTS = Path(__file__).resolve().parents[1] / "benchmark_results"
@@ -262,9 +262,11 @@ class Plan:
     def commands(self) -> list[str]:
         number = self.chapter.split("-")[0]
         run = f"python -m ldp_companion run {number} -p profile {self.profile} --out runs/"
+        keep = [f"python -m ldp_companion keep runs/ {number}  # the run as the chapter's "
+                "record, shown on its page"] if self.profile == "paper" else []
         return [f"python -m ldp_companion data fetch {number} --profile {self.profile}",
                 run, "# interrupted? the same command again: finished grid cells are read "
-                     "back from runs/grid-store"]
+                     "back from runs/grid-store", *keep]
 
 
 def _pick(recs: list[dict], gpu: bool, profile: str) -> dict | None:
@@ -385,3 +387,93 @@ def summary(profile: str = "paper", machines=(("2 cores", 2, "cpu"), ("16 cores"
         row["from"] = ", ".join(dict.fromkeys(b for b in bases[path.stem] if b))
         rows.append(row)
     return pd.DataFrame(rows).set_index("chapter")
+
+
+# ------------------------------------------------------------ projections against the runs
+
+#: A projection more than this far off in total (either way) gets a note on the page.
+OFF = 0.30
+
+
+def _projection_path(stem: str) -> Path:
+    from ldp_companion.execution import paper_scale
+
+    return paper_scale.RECORDS / f"{stem}.projection.json"
+
+
+def save_projection(chapter: str, profile: str = "paper", workers: int | None = None,
+                    device: str | None = None) -> Path:
+    """Write the projection of ``chapter``'s run (:func:`plan`), made now, to
+    ``benchmarks/results/paper-runs/<chapter>.projection.json``: the record a paper run's
+    measured times are later checked against (:func:`check`). Save it *before* the run."""
+    from datetime import UTC, datetime
+
+    from ldp_companion.execution.runner import source_state
+
+    p = plan(chapter, profile, workers, device)
+    if p.cells is None:
+        raise ValueError(f"{p.chapter}: no timing record to project from")
+    cells = [{"cell": None if pd.isna(c["cell"]) else int(c["cell"]), "code": c["code"],
+              "projected": round(float(c["projected (s)"]), 1)}
+             for _, c in p.cells.iterrows()]
+    out = {"chapter": p.chapter, "profile": profile, "workers": p.workers, "device": p.device,
+           "made": datetime.now(UTC).isoformat(timespec="seconds"),
+           "commit": source_state()["commit"], "basis": p.basis,
+           "seconds": round(p.seconds, 1), "lower_bound": p.lower_bound, "cells": cells,
+           "extra": [[what, round(float(sec), 1)] for what, sec, _ in p.extra]}
+    path = _projection_path(p.chapter)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def check(chapter: str) -> pd.DataFrame | None:
+    """The projection saved before ``chapter``'s paper run against the run's measured
+    times, cell by cell (the cells the projection sums as "other cells" together), with a
+    total row; None without both records."""
+    from ldp_companion.execution import paper_scale
+    from ldp_companion.execution.runner import find_chapter
+
+    stem = find_chapter(chapter).stem
+    path, record = _projection_path(stem), paper_scale.load(stem)
+    if record is None or not path.is_file():
+        return None
+    projection = json.loads(path.read_text())
+    measured = {c["cell"]: c["seconds"] for c in record.cells}
+    named = {c["cell"] for c in projection["cells"] if c["cell"] is not None}
+    rows = []
+    for c in projection["cells"]:
+        got = (measured.get(c["cell"], float("nan")) if c["cell"] is not None
+               else sum(v for k, v in measured.items() if k not in named))
+        rows.append({"cell": "" if c["cell"] is None else c["cell"], "code": c["code"],
+                     "projected (s)": c["projected"], "measured (s)": got})
+    for what, seconds in projection.get("extra", []):
+        rows.append({"cell": "", "code": what, "projected (s)": seconds,
+                     "measured (s)": float("nan")})
+    rows.append({"cell": "", "code": "total", "projected (s)": projection["seconds"],
+                 "measured (s)": float(record.run["seconds"])})
+    table = pd.DataFrame(rows)
+    table["measured / projected"] = table["measured (s)"] / table["projected (s)"]
+    return table
+
+
+def checks() -> pd.DataFrame:
+    """Every chapter with a projection and a paper run: projected and measured totals, their
+    ratio, when each was made, and whether the projection is more than :data:`OFF` off."""
+    from ldp_companion.execution import paper_scale, runner
+
+    rows = []
+    for path in runner.chapters():
+        table = check(path.stem)
+        if table is None:
+            continue
+        projection = json.loads(_projection_path(path.stem).read_text())
+        total = table.iloc[-1]
+        ratio = total["measured (s)"] / total["projected (s)"]
+        rows.append({"chapter": path.stem,
+                     "projected (h)": total["projected (s)"] / 3600,
+                     "measured (h)": total["measured (s)"] / 3600, "measured / projected": ratio,
+                     "projected on": projection["made"][:10],
+                     "run on": paper_scale.load(path.stem).record["finished"][:10],
+                     f"more than {OFF:.0%} off": bool(abs(ratio - 1) > OFF)})
+    return pd.DataFrame(rows)

@@ -567,11 +567,17 @@ def data_fingerprint(root: Path | None = None, depth: int = 3) -> list[str]:
     return out
 
 
+#: The chapters' recorded runs at the paper's scale (:mod:`~ldp_companion.execution.
+#: paper_scale`), one folder per chapter; a page shows its record beside its own verdicts.
+PAPER_RECORDS = REPO / "benchmarks" / "results" / "paper-runs"
+
+
 def cache_key(source: Path, parameters: dict, package: Path = REPO / "ldp_companion",
               data: Path | None = None) -> str:
     """Hash of what a chapter's run depends on: its source, its parameters, the package source
-    it can import (:func:`package_sources`), the installed versions and the data folder's
-    contents (:func:`data_fingerprint` of ``data``, by default the data folder in use)."""
+    it can import (:func:`package_sources`), the installed versions, the data folder's
+    contents (:func:`data_fingerprint` of ``data``, by default the data folder in use) and
+    the chapter's paper-scale record (:data:`PAPER_RECORDS`), which its page shows."""
     h = hashlib.sha256()
     h.update(Path(source).read_bytes())
     h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
@@ -579,6 +585,8 @@ def cache_key(source: Path, parameters: dict, package: Path = REPO / "ldp_compan
         h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     h.update(json.dumps(versions(), sort_keys=True).encode())
     h.update("\n".join(data_fingerprint(data)).encode())
+    record = PAPER_RECORDS / Path(source).stem / "record.json"  # shown beside the run
+    h.update(record.read_bytes() if record.is_file() else b"")
     return h.hexdigest()
 
 

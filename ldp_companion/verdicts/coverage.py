@@ -134,6 +134,9 @@ class Item:
     #: Claims of other chapters that test this item too, as ``(chapter, claim id)`` pairs:
     #: shown beside the item with their verdicts, never counted in its status.
     also: tuple = ()
+    #: For a drawn item: the recorded run at the paper's scale that earned its status, when
+    #: not this run (``PaperItems.with_paper_scale``); empty otherwise.
+    scale: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "ref", normalise_ref(self.ref))
@@ -291,6 +294,29 @@ class PaperItems:
         return replace(self, items=tuple(
             it.resolved(dict(cfg.values), paper, missing_assets) for it in self.items))
 
+    def with_paper_scale(self, record) -> PaperItems:
+        """The list with what a recorded run of the chapter at the paper's scale earned:
+        an item ``reduced`` here and ``reproduced`` there becomes ``reproduced`` (``scale``
+        names the record, ``differs`` keeps what this run lacked); an item ``reduced`` in
+        both says what differed there. ``record``: an object with ``coverage`` (that run's
+        resolved :class:`PaperItems`), ``stale`` and ``label``
+        (:class:`~ldp_companion.execution.paper_scale.PaperRecord`); a stale record, or
+        None, changes nothing."""
+        if record is None or record.stale:
+            return self
+        there = {it.ref: it for it in record.coverage.items}
+        items = []
+        for it in self.items:
+            other = there.get(it.ref)
+            if it.status != "reduced" or other is None or other.status not in DRAWN:
+                items.append(it)
+            elif other.status == "reproduced":
+                items.append(replace(it, status="reproduced", scale=record.label))
+            else:
+                items.append(replace(it, scale=record.label, differs=(
+                    f"at the paper's scale: {other.differs}; in this run: {it.differs}")))
+        return replace(self, items=tuple(items))
+
     def save(self, directory=None) -> Path:
         """Write ``<chapter>.coverage.json`` (the items with their statuses) to ``directory``,
         by default ``$LDP_COMPANION_LEDGER_DIR`` or the working directory."""
@@ -377,14 +403,20 @@ def _drawn_reason(it: Item) -> str:
     """Where a drawn item is, and for a ``reduced`` one what differs from the paper."""
     if it.status == "reduced":
         return f"differs from the paper: {it.differs} (section {it.artifact})"
+    if it.scale:
+        return (f"{it.artifact}; reproduced by the {it.scale} (this run: {it.differs})"
+                if it.differs else f"{it.artifact}; reproduced by the {it.scale}")
     return it.artifact
 
 
-def record(paper: PaperItems, cfg, missing_assets=(), directory=None) -> PaperItems:
-    """Resolve ``paper`` for this run (:meth:`PaperItems.resolve`) and save it beside the
-    ledger (:meth:`PaperItems.save`): the Verdicts page and ``python -m ldp_companion
-    coverage`` read it. Returns the resolved list."""
-    resolved = paper.resolve(cfg, missing_assets)
+def record(paper: PaperItems, cfg, missing_assets=(), directory=None,
+           paper_scale=None) -> PaperItems:
+    """Resolve ``paper`` for this run (:meth:`PaperItems.resolve`), with what the chapter's
+    recorded run at the paper's scale earned (``paper_scale``, see
+    :meth:`PaperItems.with_paper_scale`), and save it beside the ledger
+    (:meth:`PaperItems.save`): the Verdicts page and ``python -m ldp_companion coverage``
+    read it. Returns the resolved list."""
+    resolved = paper.resolve(cfg, missing_assets).with_paper_scale(paper_scale)
     resolved.save(directory)
     return resolved
 

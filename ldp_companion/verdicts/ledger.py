@@ -139,6 +139,7 @@ class Ledger:
         self._reconstructed = dict(reconstructed or {})
         self._claims: dict[str, Claim] = {}
         self._section = ""
+        self._beside = None
 
     def section(self, label: str) -> None:
         """Make ``label`` (a MyST label of the chapter page, ``(label)=``) the section of the
@@ -345,9 +346,18 @@ class Ledger:
         """The claims as a DataFrame (one row per claim)."""
         return _frame(self.claims())
 
+    def beside(self, record) -> Ledger:
+        """Show another run's verdicts in a last column of the table (``record``: see
+        :func:`verdict_table_html`; None shows none); returns the ledger, to display."""
+        if record is not None and not (hasattr(record, "verdicts") and hasattr(record, "head")):
+            raise TypeError("record must have .verdicts and .head (a PaperRecord), or be None")
+        self._beside = record
+        return self
+
     def _repr_html_(self) -> str:
         """In a notebook, the ledger shows as the coloured verdicts table (no chapter column)."""
-        return verdict_table_html(self.table(), chapter_column=False)
+        return verdict_table_html(self.table(), chapter_column=False,
+                                  beside=self._beside)
 
     def save(self, directory: str | os.PathLike | None = None) -> Path:
         """Write ``<chapter>.ledger.json`` to ``directory``.
@@ -594,13 +604,30 @@ def _reconstructed_tag(claim) -> str:
             f'title="{escape(how)}">reconstructed</a></small>')
 
 
-def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str:
+def _beside_cell(beside, claim_id: str, verdict: str) -> str:
+    """The cell of the other run's verdict and number; marked when it differs from ours."""
+    from html import escape
+
+    if claim_id not in beside.verdicts:
+        return "<td><small>not in that run</small></td>"
+    other, ours = beside.verdicts[claim_id]
+    mark = (' <span class="ldp-changed" title="differs from this run">changed</span>'
+            if other != verdict else "")
+    return (f'<td style="background:{VERDICT_COLORS.get(other, "#ffffff")}"><b>'
+            f"{escape(other)}</b>{mark}<br><small>{escape(ours)}</small></td>")
+
+
+def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True,
+                       beside=None) -> str:
     """One HTML table (chapter, claim, where in the paper, paper, ours, verdict), rows
     coloured by verdict.
 
     Each claim links to its section of the chapter page: ``<chapter>.html#<section>``. Inside a
     chapter (``chapter_column=False``) the chapter column is left out and the link stays on
-    the page.
+    the page. ``beside``, a record of another run of the chapter (an object with ``verdicts``,
+    ``claim id -> (verdict, number)``, and ``head``, the column's heading, such as
+    :class:`~ldp_companion.execution.paper_scale.PaperRecord`), adds a last column with that
+    run's verdict and number, marked "changed" where it differs.
     """
     from html import escape
 
@@ -620,8 +647,11 @@ def verdict_table_html(claims: pd.DataFrame, chapter_column: bool = True) -> str
             f"<td>{claim}</td><td>{escape('; '.join(c.ref))}</td>"
             f"<td>{escape(c.paper)}{_reconstructed_tag(c)}</td>"
             f"<td{_evidence_title(c)}>{escape(c.ours)}</td>"
-            f"<td><b>{escape(c.verdict)}</b>{kind}<br><small>{escape(c.note)}</small></td></tr>")
+            f"<td><b>{escape(c.verdict)}</b>{kind}<br><small>{escape(c.note)}</small></td>"
+            + (_beside_cell(beside, c.claim_id, c.verdict) if beside is not None else "")
+            + "</tr>")
     names = ("chapter",) * chapter_column + ("claim", "in the paper", "paper", "ours", "verdict")
+    names += (escape(beside.head),) if beside is not None else ()
     head = "".join(f"<th>{h}</th>" for h in names)
     scope = "book-wide" if chapter_column else "in-chapter"
     return (f'<table class="ldp-verdicts {scope}"><thead><tr>{head}</tr></thead>'
