@@ -393,6 +393,8 @@ def summary(profile: str = "paper", machines=(("2 cores", 2, "cpu"), ("16 cores"
 
 #: A projection more than this far off in total (either way) gets a note on the page.
 OFF = 0.30
+#: Characters of a cell's first line of code that match a projected cell to a measured one.
+_MATCH = 40
 
 
 def _projection_path(stem: str) -> Path:
@@ -429,8 +431,9 @@ def save_projection(chapter: str, profile: str = "paper", workers: int | None = 
 
 def check(chapter: str) -> pd.DataFrame | None:
     """The projection saved before ``chapter``'s paper run against the run's measured
-    times, cell by cell (the cells the projection sums as "other cells" together), with a
-    total row; None without both records."""
+    times, cell by cell (matched by their first line of code; the cells the projection sums
+    as "other cells" together), with a total row; None without both records. ``cell`` is
+    the measured cell's index among the page's code cells."""
     from ldp_companion.execution import paper_scale
     from ldp_companion.execution.runner import find_chapter
 
@@ -439,14 +442,22 @@ def check(chapter: str) -> pd.DataFrame | None:
     if record is None or not path.is_file():
         return None
     projection = json.loads(path.read_text())
-    measured = {c["cell"]: c["seconds"] for c in record.cells}
-    named = {c["cell"] for c in projection["cells"] if c["cell"] is not None}
+    # cells are matched by their first line of code: the record the projection rests on may
+    # come from an older page, with cells added or removed above them since
+    measured: dict[str, float] = {}
+    where: dict[str, int] = {}
+    for c in record.cells:
+        key = c["code"][:_MATCH]
+        measured[key] = measured.get(key, 0.0) + c["seconds"]
+        where.setdefault(key, c["cell"])
+    named = {c["code"][:_MATCH] for c in projection["cells"] if c["cell"] is not None}
     rows = []
     for c in projection["cells"]:
-        got = (measured.get(c["cell"], float("nan")) if c["cell"] is not None
+        key = c["code"][:_MATCH]
+        got = (measured.get(key, float("nan")) if c["cell"] is not None
                else sum(v for k, v in measured.items() if k not in named))
-        rows.append({"cell": "" if c["cell"] is None else c["cell"], "code": c["code"],
-                     "projected (s)": c["projected"], "measured (s)": got})
+        rows.append({"cell": where.get(key, "") if c["cell"] is not None else "",
+                     "code": c["code"], "projected (s)": c["projected"], "measured (s)": got})
     for what, seconds in projection.get("extra", []):
         rows.append({"cell": "", "code": what, "projected (s)": seconds,
                      "measured (s)": float("nan")})
