@@ -357,7 +357,10 @@ DEFAULT_CYCLE = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7
 
 
 def use_style() -> None:
-    """Apply the book's seaborn theme (call once at the top of a chapter)."""
+    """Apply the book's style (call once at the top of a chapter): the seaborn theme of its
+    figures, and numbers printed as numbers (``0.25``, not numpy 2's ``np.float64(0.25)``,
+    in the values a cell shows)."""
+    np.set_printoptions(legacy="1.25")
     sns.set_theme(context="notebook", style="whitegrid", font_scale=1.0)
     matplotlib.rcParams.update({"axes.prop_cycle": matplotlib.cycler(color=DEFAULT_CYCLE),
                                 "figure.figsize": (6.4, 4.0), "figure.dpi": 100,
