@@ -343,3 +343,23 @@ def test_verdict_changes_lists_changed_new_and_lost_claims():
     assert verdict_changes(before, dict(before)) == []
     assert verdict_changes(before, {"a": "fails", "b": "fails", "d": "holds"}) == [
         ("a", "holds", "fails"), ("c", "holds", "absent"), ("d", "absent", "holds")]
+
+
+def test_labelled_entries_read_alone_in_the_table_and_the_findings():
+    """A list of numbers is named entry by entry when the claim gives labels, and a finding
+    shows the paper's value beside this run's (reader pass 3: "[0.1368, 0.8649]" alone said
+    nothing)."""
+    from ldp_companion.verdicts.ledger import findings_markdown
+
+    led = Ledger("99-x", refs={"cdf": "Eq. (53)", "win": "Theorem 1"})
+    c = led.close("cdf", "P[X < t]", [0.1798, 0.7559], [0.1368, 0.8649], atol=0.01,
+                  labels=["P[X < ½]", "P[X < 3/2]"])
+    assert (c.paper, c.ours) == ("P[X < ½]: 0.1798; P[X < 3/2]: 0.7559",
+                                 "P[X < ½]: 0.1368; P[X < 3/2]: 0.8649")
+    w = led.bound("win", "ratio ≤ e", 2.718, [9.736, np.inf], labels=["η = 0.5", "η = 1"])
+    assert w.ours == "η = 0.5: 9.736; η = 1: ∞" and w.verdict == "fails"
+    text = findings_markdown(led.table())
+    assert "— the paper: P[X < ½]: 0.1798; P[X < 3/2]: 0.7559; this run: P[X < ½]: 0.1368" \
+        in text and "— the paper: ≤ 2.718; this run: η = 0.5: 9.736" in text
+    with pytest.raises(ValueError, match="one label per entry"):
+        led.close("bad", "s", [1.0, 2.0], [1.0, 2.0], atol=0.1, labels=["only one"])

@@ -78,6 +78,10 @@ def cdf_table(n_mc: int, rng, st: float = 1.0, h: float = 0.5) -> pd.DataFrame:
         index=pd.Index(CDF_POINTS, name="P[X < t], t ="))
 
 
+#: How the page writes the CDF points.
+_FRACTION = {0.5: "½", 1.5: "3/2"}
+
+
 def record_cdf(ledger, cdf: pd.DataFrame, n_mc: int) -> None:
     """Record ``appF-cdf`` from :func:`cdf_table` (at t = 1 both laws give ½: left out)."""
     off = cdf.drop(index=1.0)
@@ -87,6 +91,7 @@ def record_cdf(ledger, cdf: pd.DataFrame, n_mc: int) -> None:
         "App. F.II, Eq. 53: the density of X = b_r (σ̃ = 1, h = ½; probabilities"
         f" P[X < t] at t = ½ and 3/2 against {n_mc:,} draws)",
         off["paper (53)"].to_numpy(), off["Monte Carlo"].to_numpy(), atol=5 * se.max(),
+        labels=[f"P[X < {_FRACTION.get(t, f'{t:g}')}]" for t in off.index],
         note=("the closed form is within"
               f" {(np.abs(cdf['closed form'] - cdf['Monte Carlo']) / se).max():.1f} s.e."))
 

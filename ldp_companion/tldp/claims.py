@@ -56,7 +56,7 @@ def record_window(ledger, window: pd.DataFrame) -> None:
         "thm1-window",
         "Theorem 1 on one entry (I = 1, Δ = 2, ε = 1): Pr[M(0) ∈ S] ≤ e^ε Pr[M(1) ∈ S] for"
         " the windows S = [−η, η]",
-        math.e, window["ratio"].to_numpy())
+        math.e, window["ratio"].to_numpy(), labels=[f"η = {e:g}" for e in window["η"]])
 
 
 def record_proof_steps(ledger, steps: dict) -> None:

@@ -104,6 +104,19 @@ def _fmt(value) -> str:
     return "[" + ", ".join(flat) + "]"
 
 
+def _labelled(value, labels) -> str:
+    """``value``'s entries each after its label ("t = ½: 0.1368; t = 3/2: 0.8649"), so
+    that a list of numbers reads alone; :func:`_fmt` without labels."""
+    if labels is None:
+        return _fmt(value)
+    flat = np.asarray(value, float).ravel()
+    labels = [str(label) for label in labels]
+    if len(labels) != flat.size:
+        raise ValueError(f"give one label per entry: {len(labels)} labels for {flat.size} "
+                         "values")
+    return "; ".join(f"{label}: {_num(float(v))}" for label, v in zip(labels, flat))
+
+
 def _tolerance(atol: float, rtol: float, of: str) -> str:
     if atol and rtol:
         return f"within {_num(atol)} + {_num(rtol)}·|{of}|"
@@ -184,11 +197,13 @@ class Ledger:
         return claim
 
     def close(self, claim_id: str, statement: str, paper, ours, *, rtol: float = 0.0,
-              atol: float = 0.0, note: str = "", section: str = "", ref=None, kind=None) -> Claim:
+              atol: float = 0.0, note: str = "", section: str = "", ref=None, kind=None,
+              labels=None) -> Claim:
         """Claim that ``ours`` equals the paper's value within ``atol + rtol*|paper|``.
 
         Arrays are compared entry by entry: all close gives ``holds``, some ``partly``,
-        none ``fails``.
+        none ``fails``. ``labels`` (one per entry) name the entries where the table and the
+        findings show them.
         """
         p = np.asarray(paper, float)
         o = np.asarray(ours, float)
@@ -196,19 +211,24 @@ class Ledger:
         if not (rtol or atol):
             raise ValueError("give rtol or atol: an exact float comparison is not a check")
         tol = _tolerance(atol, rtol, "paper")
+        if labels is not None:
+            paper, ours = _labelled(p, labels), _labelled(o, labels)
         return self._add(claim_id, statement, paper, ours, _verdict(ok),
                          f"{note} ({tol})".strip(), section, ref, kind,
                          {"paper": p, "ours": o, "tolerance": tol})
 
     def bound(self, claim_id: str, statement: str, paper, ours, *, relation: str = "<=",
-              slack: float = 0.0, note: str = "", section: str = "", ref=None, kind=None) -> Claim:
+              slack: float = 0.0, note: str = "", section: str = "", ref=None, kind=None,
+              labels=None) -> Claim:
         """Claim that ``ours <= paper + slack`` (or ``>=`` with ``relation='>='``): a
-        :meth:`compare` of our value with the paper's bound."""
+        :meth:`compare` of our value with the paper's bound. ``labels`` (one per entry of
+        ``ours``) name its entries where the table and the findings show them."""
         if relation not in ("<=", ">="):
             raise ValueError("relation must be '<=' or '>='")
         return self.compare(claim_id, statement, ours, relation, paper, atol=slack,
                             names=("ours", "bound"), paper=f"{_SYMBOL[relation]} {_fmt(paper)}",
-                            ours=_fmt(ours), note=note, section=section, ref=ref, kind=kind)
+                            ours=_labelled(ours, labels), note=note, section=section, ref=ref,
+                            kind=kind)
 
     def compare(self, claim_id: str, statement: str, left, relation: str, right, *,
                 atol: float = 0.0, rtol: float = 0.0, names=("left", "right"), paper="",
@@ -523,8 +543,9 @@ def findings_markdown(claims: pd.DataFrame) -> str:
         lines.append("\nWhere the paper does not hold:\n")
     for row in bad.itertuples():
         worst = next(by_id.loc[c] for c in row.claims if by_id.loc[c, "verdict"] == row.verdict)
-        lines.append(f"- **{row.item}** ({row.verdict}): {worst['statement']} — this run: "
-                     f"{worst['ours']}")
+        paper = f"the paper: {worst['paper']}; " if worst["paper"] else ""
+        lines.append(f"- **{row.item}** ({row.verdict}): {worst['statement']} — {paper}"
+                     f"this run: {worst['ours']}")
     open_items = found[found["verdict"] == "inconclusive"]["item"].tolist()
     if open_items:
         lines.append("\nUndecided at this run's size (inside the seed spread): "
