@@ -172,14 +172,16 @@ def _fig1_panel(ax, axr, mae, pred_dense, dataset, rule, mus):
         # shared reports (which makes the true error smaller): conservative
         r_se = r * np.hypot(m["mae_se"].to_numpy() / m["mae"].to_numpy(),
                             base_mc["mae_se"].to_numpy() / base_mc["mae"].to_numpy())
-        axr.errorbar(m["epsilon"], r, yerr=r_se, **style)
+        # labelled as above (the legend is drawn from the top row): the figure's CSV names
+        # every row of the ratio panels too
+        axr.errorbar(m["epsilon"], r, yerr=r_se, label=f"μ = {mu}", **style)
         axr.plot(p["epsilon"], p["predicted_mae"].to_numpy() / base_an["predicted_mae"].to_numpy(),
-                 ls="--", lw=1, color=SERIES_COLORS[i])
+                 ls="--", lw=1, color=SERIES_COLORS[i], label=f"μ = {mu}, analytic")
     ax.set(title=f"{rule} pool rule\n"
            + ("(Alg. 5)" if rule == "paper" else "(authors' prototype)"))
     plain_log_y(ax)
-    axr.axhline(1.0, color="0.3", lw=0.8)
-    axr.set(xlabel="base privacy budget ε")
+    axr.axhline(1.0, color="0.3", lw=0.8, label=f"μ = {mus[0]} (ratio 1)")
+    axr.set(xlabel="base privacy budget ε", title=f"{rule} rule: ratio to μ = {mus[0]}")
 
 
 def _mu_verdict(ratio: pd.DataFrame) -> str:
