@@ -96,6 +96,37 @@ def test_the_command_pins_then_checks_and_fails_on_a_change(tmp_path, monkeypatc
     assert main(["pin", "--check", "--build", str(build)]) == 0
 
 
+def test_a_wall_clock_verdict_that_moves_is_reported_and_does_not_fail_the_check(
+        tmp_path, monkeypatch, capsys):
+    """A claim judged on this machine's timings (edition.book.WALL_CLOCK) may move with the
+    machine's load: the check names it and passes; any other claim that moves still fails."""
+    from ldp_companion.edition import book
+
+    monkeypatch.setattr(runner, "REPO", tmp_path)
+    monkeypatch.setattr(runner, "chapters", lambda *a: [Path("01-x.md"), Path("02-y.md")])
+    monkeypatch.setitem(book.WALL_CLOCK, "01-x", ("t2",))
+    build = _build(tmp_path / "generated", BUILT)
+    assert main(["pin", "--build", str(build)]) == 0
+    _build(build, {"01-x": {**BUILT["01-x"], "t2": "inconclusive"}})
+    assert main(["pin", "--check", "--build", str(build)]) == 0
+    out = capsys.readouterr().out
+    assert "not checked, wall-clock verdicts" in out and "01-x t2: pinned fails, this build " \
+        "inconclusive" in out
+    _build(build, {"01-x": {**BUILT["01-x"], "t2": "inconclusive", "t1": "fails"}})
+    assert main(["pin", "--check", "--build", str(build)]) == 1
+    assert "t1: pinned holds, now fails" in capsys.readouterr().err
+
+
+def test_the_wall_clock_claims_are_claims_on_time():
+    """Each listed claim exists in its chapter's pins and speaks of time: the list names no
+    claim it should not spare."""
+    pinned = pins.read_pins(runner.REPO / pins.BOOK_PINNED)
+    from ldp_companion.edition import book
+
+    for chapter, ids in book.WALL_CLOCK.items():
+        assert set(ids) <= set(pinned[chapter]) and all(i.startswith("time") for i in ids)
+
+
 def test_every_chapter_of_the_book_has_its_verdicts_pinned():
     pinned = pins.read_pins(runner.REPO / pins.BOOK_PINNED)
     assert sorted(pinned) == sorted(p.stem for p in runner.chapters()), (
