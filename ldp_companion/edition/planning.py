@@ -486,5 +486,5 @@ def checks() -> pd.DataFrame:
                      "measured (h)": total["measured (s)"] / 3600, "measured / projected": ratio,
                      "projected on": projection["made"][:10],
                      "run on": paper_scale.load(path.stem).record["finished"][:10],
-                     f"more than {OFF:.0%} off": bool(abs(ratio - 1) > OFF)})
+                     f"more than {OFF:.0%} off": "yes" if abs(ratio - 1) > OFF else "no"})
     return pd.DataFrame(rows)
