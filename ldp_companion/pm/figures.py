@@ -92,7 +92,9 @@ def worst_case_figure(wc: pd.DataFrame, gaps: pd.DataFrame, top: float = 1.35) -
             style = dict(ls="-" if n in NEW else "--", color=color(n), lw=1.5,
                          marker=marker(n), markevery=(i * 7, 60), ms=4)  # staggered: ties
             axes[0, col].plot(wc.index, wc[n], label=label(n), **style)
-            axes[1, col].plot(ratio.index, ratio[n], **style)
+            # the same label as above: the legend shows it once, the figure's CSV names
+            # the ratio panels' rows too
+            axes[1, col].plot(ratio.index, ratio[n], label=label(n), **style)
         axes[0, col].set(xscale="log", yscale="log",
                          title=("Fig. 1, baselines" if col == 0 else "Fig. 1, the paper's"))
         axes[1, col].set(xlabel="privacy budget ε", ylim=(floor, top))
@@ -111,7 +113,8 @@ def lemma3_figure(vb: pd.DataFrame, increasing: bool) -> dict:
     b = P(0 | 1) at fixed a = a* (:func:`~ldp_companion.pm.theory.lemma3_variance_vs_b`)."""
     feasible = vb.loc[vb["feasible"]]
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
-    ax.plot(feasible["b"], feasible["worst_variance"], color=color("three_outputs"))
+    ax.plot(feasible["b"], feasible["worst_variance"], color=color("three_outputs"),
+            label=f"{label('three_outputs')}, ε = 1")  # names the CSV's rows (no legend)
     ax.set(xlabel="b = P(0 | x = 1) at fixed a = a*(ε = 1)", ylabel="worst-case variance",
            title="Lemma 3: the variance against b")
     caption = ("the worst-case variance of a three-output mechanism at ε = 1 over the feasible"
