@@ -230,7 +230,6 @@ def _pin(build: str | None, check_only: bool) -> int:
     folder = runner.REPO / pins.BOOK_PINNED
     verdicts = pins.build_verdicts(build, [p.stem for p in runner.chapters()])
     pinned = pins.read_pins(folder)
-    changes = pins.check(verdicts, pinned)
     if check_only:
         changes, clock = _wall_clock_apart(verdicts, pinned)
         if clock:
@@ -242,6 +241,7 @@ def _pin(build: str | None, check_only: bool) -> int:
         print(f"the book's {sum(map(len, verdicts.values()))} verdicts ({len(verdicts)} "
               f"chapters, {build}) match their pins in {pins.BOOK_PINNED}/")
         return 0
+    changes = pins.check(verdicts, pinned)
     for chapter, lines in changes.items():
         print(f"{chapter}: " + "; ".join(lines))
     pins.write_pins(verdicts, folder)
