@@ -44,6 +44,30 @@ def paper_asset_root(tmp_path_factory):
     return root
 
 
+@pytest.fixture(scope="session")
+def light_python(tmp_path_factory, worker_id):
+    """The light install's python (:mod:`light_env`), installed once per session: the first
+    xdist worker to need it installs it under a file lock, the other finds it made."""
+    from filelock import FileLock
+    from light_env import install
+
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if worker_id != "master" else root  # the workers' shared folder
+    folder, python = root / "light", root / "light" / "env" / "bin" / "python"
+    with FileLock(root / "light.lock"):
+        if (folder / "skipped").is_file():
+            skip_or_fail((folder / "skipped").read_text())
+        if not (folder / "ready").is_file():
+            folder.mkdir(exist_ok=True)
+            try:
+                assert install(folder, skip_or_fail) == python
+            except pytest.skip.Exception as skipped:
+                (folder / "skipped").write_text(str(skipped))
+                raise
+            (folder / "ready").touch()
+    return python
+
+
 def skip_or_fail(reason: str):
     """Skip on a user's machine; fail under CI=true, where every tool must be present."""
     if IN_CI:

@@ -1,0 +1,81 @@
+"""The README's light install, as a stranger makes it, built once per test session.
+
+The freshly built wheel with its ``[run]`` extra alone, in a fresh virtual environment from the
+package registry (pinned by ``constraints.txt``). The chapters that need no other extra
+(:data:`LIGHT`, from the chapters' own specs) run their smoke test in it
+(``tests/test_chapters.py``), so the light install's promise and the smoke checks rest on one
+execution of each. The ``light_python`` fixture (``conftest.py``) installs it once per session,
+for both xdist workers.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+from ldp_companion.edition import book
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: The chapters the light install runs: those whose parameters require no extra.
+LIGHT = sorted(stem for stem, spec in book.PARAMS.items() if not spec.requires)
+
+#: Variables of this environment a stranger's shell would not have (a sandbox's
+#: PYTHONDONTWRITEBYTECODE too: the environment is installed without bytecode, which Python
+#: writes at a module's first import)
+_OURS = ("PYTHONPATH", "VIRTUAL_ENV", "LDP_COMPANION_LEDGER_DIR", "LDP_COMPANION_GRID_STORE",
+         "PYTHONDONTWRITEBYTECODE")
+
+
+def clean_env() -> dict[str, str]:
+    """This process's environment without the variables that point into the repository."""
+    return {k: v for k, v in os.environ.items() if k not in _OURS}
+
+
+def run(cmd, cwd, env, timeout=900) -> subprocess.CompletedProcess:
+    """Run ``cmd``; fail the test with its output's tail when it exits non-zero."""
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, (cmd, done.stdout[-2000:], done.stderr[-3000:])
+    return done
+
+
+def install(folder: Path, skip) -> Path:
+    """Build the wheel into ``folder/dist`` and install it with ``[run]`` into a fresh venv
+    ``folder/env``; return its python. ``skip(reason)`` is called when pip cannot install
+    (no package registry). Bytecode is not compiled at install (``--no-compile``: 35 of the
+    install's 54 s); Python compiles what a chapter imports when it imports it."""
+    clean = clean_env()
+    dist = folder / "dist"
+    run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", dist, REPO],
+        REPO, clean)
+    wheel = next(dist.glob("ldp_companion-*.whl"))
+    env = folder / "env"
+    venv.create(env, with_pip=True)
+    python = env / "bin" / "python"
+    done = subprocess.run([python, "-m", "pip", "install", "-q", "--no-compile",
+                           "-c", REPO / "constraints.txt", f"{wheel}[run]"],
+                          env=clean, capture_output=True, text=True, timeout=1800)
+    if done.returncode:
+        skip(f"pip could not install the wheel with [run] (no package registry?): "
+             f"{done.stderr[-500:]}")
+    return python
+
+
+def execute(python: Path, stem: str, out: Path, parameters: dict, prelude: str) -> Path:
+    """Run chapter ``stem`` (the installed package's own source) with ``parameters`` in the
+    environment of ``python``, with ``prelude`` before its first cell; the executed notebook.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    (out / ".prelude.py").write_text(prelude)
+    code = ("import json, sys; from pathlib import Path; "
+            "from ldp_companion.execution import runner; "
+            "out = Path(sys.argv[2]); "
+            "runner.execute(runner.find_chapter(sys.argv[1]), out, json.loads(sys.argv[3]), "
+            "prelude=(out / '.prelude.py').read_text())")
+    run([python, "-c", code, stem, out, json.dumps(parameters)], out, clean_env())
+    (out / ".prelude.py").unlink()
+    return out / f"{stem}.ipynb"
