@@ -2,121 +2,47 @@
 from __future__ import annotations
 
 import json
-import re
-import warnings
 
 import light_env
-import nbformat
-import pandas as pd
 import pytest
-from plot_spy import PRELUDE, TWO_WAY, mismatch
+from chapter_setups import SETUPS
+from plot_spy import PRELUDE
+from smoke_checks import check_smoke_run, pin_changes
 
 from ldp_companion.__main__ import main
 from ldp_companion.edition import book
 from ldp_companion.execution import runner
 from ldp_companion.execution.profiles import ChapterParams
-from ldp_companion.verdicts.ledger import VERDICTS, load_ledgers, section_problems, verdict_changes
-
-SMOKE_BUDGET_S = 60  # the contract's smoke budget on 2 cores: reported, never failed
-
-
-class SlowChapterWarning(UserWarning):
-    """A chapter ran longer than :data:`SMOKE_BUDGET_S` at smoke (a benchmark, not a test)."""
+from ldp_companion.verdicts.ledger import load_ledgers
 
 
 @pytest.mark.chapter
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
-def test_chapter_runs_at_smoke(source, tmp_path, request):
-    """One smoke execution per chapter, checked for its errors, pins, claims, sections,
-    exercises, figure data and provenance. A chapter that needs no extra runs where a stranger
-    with the light install runs it: in that environment, from the freshly built wheel (which
-    knows no commit); the others here."""
+def test_chapter_runs_at_smoke(source, tmp_path, monkeypatch, request):
+    """One smoke execution per chapter, checked by :func:`smoke_checks.check_smoke_run` (errors,
+    pins, claims, sections, exercises, figure data, provenance). Chapters 1 and 2 run with
+    the files :mod:`chapter_setups` puts in place; a chapter that needs no extra runs where a
+    stranger with the light install runs it, in that environment, from the freshly built
+    wheel (which knows no commit)."""
     parameters = {"profile": "smoke", "seed": 0}
+    setup = SETUPS.get(source.stem)
+    after = None
+    if setup is not None:
+        (tmp_path / "setup").mkdir()
+        extra, after = setup(tmp_path / "setup", monkeypatch)
+        parameters.update(extra)
+    out = tmp_path / "run"
     if source.stem in light_env.LIGHT:
-        out = light_env.execute(request.getfixturevalue("light_python"), source.stem, tmp_path,
-                                parameters, PRELUDE)
+        light_env.execute(request.getfixturevalue("light_python"), source.stem, out,
+                          parameters, PRELUDE)
         commit = None
     else:
-        out = runner.execute(source, tmp_path, parameters, prelude=PRELUDE)
+        runner.execute(source, out, parameters, prelude=PRELUDE)
         commit = runner.source_state()["commit"]
         assert commit is not None  # a checkout's run records its commit
-    nb = nbformat.read(out, as_version=4)
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
-    assert not errors
-    record = json.loads((tmp_path / f"{source.stem}.run.json").read_text())
-    assert record["parameters"]["profile"] == "smoke"
-    if record["seconds"] > SMOKE_BUDGET_S:  # timings are benchmarks: reported, not failed
-        warnings.warn(f"{source.stem} took {record['seconds']} s at smoke (budget "
-                      f"{SMOKE_BUDGET_S} s)", SlowChapterWarning, stacklevel=1)
-    claims = load_ledgers(tmp_path)
-    assert set(claims["verdict"]) <= set(VERDICTS)
-    problems = book.ITEMS[source.stem].problems(claims, source.read_text())
-    problems += section_problems(claims, source.read_text())
-    assert not problems, "\n".join(problems)
-    _verdicts_are_pinned(source.stem, claims)
-    _exercises_check_out(source.stem, nb)
-    _results_are_traceable(source.stem, nb, tmp_path, commit)
-    rec = book.RECONSTRUCTIONS.get(source.stem)
-    if rec is not None:  # every reconstructed reference is a claim of the run, marked so
-        marked = claims.set_index("claim_id")["reconstructed"]
-        assert set(rec.RECONSTRUCTED) <= set(marked.index)
-        assert all(marked[c] for c in rec.RECONSTRUCTED)
-
-
-def _results_are_traceable(chapter: str, nb, folder, commit: str | None) -> None:
-    """Every figure and table links its CSV and provenance; one figure's CSV holds the numbers
-    the chapter handed matplotlib (:mod:`plot_spy`); the run records its ``commit`` (None
-    from a wheel)."""
-    html = "".join(o.get("data", {}).get("text/html", "") for c in nb.cells
-                   if c.cell_type == "code" for o in c.get("outputs", []))
-    links = re.findall(r'<p class="provenance"><a href="([^"]+)"', html)
-    captions = re.findall(r"\*Figure [0-9A-Z]+\.\d+\. ", "".join(
-        o.get("data", {}).get("text/markdown", "") for c in nb.cells
-        if c.cell_type == "code" for o in c.get("outputs", [])))
-    tables = re.findall(r"<caption>Table [0-9A-Z]+\.\d+\. ", html)
-    assert len(links) == len(captions) + len(tables), (len(links), len(captions), len(tables))
-    assert all((folder / link).is_file() for link in links)
-    given = json.loads((folder / "plot-spy.json").read_text()) if captions else []
-    assert len(given) == len(captions)
-    checked = [k for k, g in enumerate(given) if {c["method"] for c in g} & TWO_WAY]
-    if given:
-        k = (checked or [0])[0]
-        csv = pd.read_csv(folder / [x for x in links if "/figure-" in x][k])
-        assert not mismatch(given[k], csv), mismatch(given[k], csv)
-        record = json.loads((folder / re.sub(r"\.csv(\.gz)?$", ".json", links[0])).read_text())
-        assert record["commit"] == commit
-    run = json.loads((folder / f"{chapter}.run.json").read_text())
-    assert run["source"]["commit"] == commit
-
-
-PINNED = runner.REPO / "tests" / "pinned"
-PIN_ENV = "LDP_COMPANION_PIN"
-
-
-def _verdicts_are_pinned(chapter: str, claims) -> None:
-    """The smoke run's verdicts are the ones pinned in ``tests/pinned/<chapter>.json``: a
-    verdict that changes is a decision someone makes (rewrite the pins with
-    ``LDP_COMPANION_PIN=1 pytest tests/test_chapters.py -k <chapter>`` and commit them), not a
-    silent drift."""
-    import os
-
-    got = dict(zip(claims["claim_id"], claims["verdict"]))
-    path = PINNED / f"{chapter}.json"
-    if os.environ.get(PIN_ENV) == "1":
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n")
-    assert path.exists(), f"no pinned verdicts for {chapter}: run with {PIN_ENV}=1 once"
-    pinned = json.loads(path.read_text())
-    changed = pin_changes(pinned, got)
-    assert not changed, (f"{chapter}: smoke verdicts differ from tests/pinned/{chapter}.json "
-                         f"(if intended, rerun with {PIN_ENV}=1 and commit):\n"
-                         + "\n".join(changed))
-
-
-def pin_changes(pinned: dict, got: dict) -> list[str]:
-    """One line per claim whose verdict differs from its pin, or that is new or gone."""
-    return [f"{c}: pinned {p}, now {g}" for c, p, g in verdict_changes(pinned, got)]
+    check_smoke_run(source, out, commit)
+    if after is not None:
+        after(out, load_ledgers(out))
 
 
 def test_pin_check_notices_a_changed_a_new_and_a_lost_verdict():
@@ -125,21 +51,6 @@ def test_pin_check_notices_a_changed_a_new_and_a_lost_verdict():
     assert pin_changes(pinned, {"a": "fails", "b": "fails", "c": "holds"}) == [
         "a: pinned holds, now fails", "c: pinned absent, now holds"]
     assert pin_changes(pinned, {"a": "holds"}) == ["b: pinned fails, now absent"]
-
-
-def _exercises_check_out(chapter: str, nb) -> None:
-    """The page (the instructor's view) solves every exercise: each self-check says correct.
-    Outside the solutions, no output or text shows an answer (a table that prints one)."""
-    from ldp_companion.edition.student import SELF_CHECK, leaks, split_solutions
-
-    exercises = book.EXERCISES.get(chapter)
-    if exercises is None:
-        return
-    checks = [c for c in nb.cells if SELF_CHECK in c.metadata.get("tags", [])]
-    shown = [c.outputs[0]["data"]["text/plain"] for c in checks]
-    assert len(shown) == len(exercises) and all(s.endswith(": correct") for s in shown), shown
-    outside = nbformat.v4.new_notebook(cells=split_solutions(nb.cells)[0])
-    assert not leaks(outside, [], exercises.answers())
 
 
 @pytest.mark.parametrize("page", [*runner.chapters(), *sorted(runner.REPO.glob("book/*.md"))],

@@ -4,11 +4,12 @@ of its ``CTG.xls`` and writes ``ctg/CTG.csv``, checked by the sha256 of its valu
 value, a missing row or a truncated archive is refused and leaves nothing behind.
 
 The records come from the shared offline copy of CTG.csv; without it the stand-in holds
-synthetic values and only the shape path is checked (skipped, or failed when ``CI=true``)."""
+synthetic values and only the shape path is checked (skipped, or failed when ``CI=true``).
+Chapter 2's smoke run itself runs from the table ``data fetch tvg`` made
+(``chapter_setups.tvg_from_fetched_ctg``, in ``tests/test_chapters.py``)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 
@@ -196,42 +197,3 @@ def test_data_fetch_replaces_a_corrupt_ctg_csv(table, real, served, root, monkey
     assert "ctg" not in left and "ctg: in place" in said
     assert any(s.startswith("ctg: corrupt") and str(path) in s for s in said)
     datasets.verify("ctg")
-
-
-@pytest.mark.chapter
-def test_chapter_2_runs_from_the_ctg_table_data_fetch_made(table, real, served, root,
-                                                           monkeypatch, capsys, tmp_path):
-    """A stranger's path: `data fetch tvg` turns UCI's archive (its stand-in) into CTG.csv in
-    an empty data folder, and chapter 2 runs at smoke from that folder.
-
-    The same run checks the paper networks where their files are: with stand-ins of the
-    SVHN, IMDB, GloVe, Credit and Adult files beside them, the claims of Figs. 3-5 on those
-    panels get computed verdicts instead of "not checked offline" (one execution of the
-    chapter for both, as a reader who fetched everything would run it)."""
-    from fake_assets import write_adult, write_credit, write_glove, write_imdb, write_svhn
-
-    from ldp_companion.verdicts.ledger import load_ledgers
-
-    if not (real and all((SHARED / REGISTRY[n]["path"]).is_file() for n in MNIST)):
-        skip_or_fail(f"{SHARED} lacks CTG.csv or the MNIST files chapter 2 also reads")
-    folder, url = served
-    write_ctg_zip(folder / ZIP, table, np.random.default_rng(0))
-    for name in MNIST:
-        (folder / REGISTRY[name]["remote_name"]).write_bytes(
-            (SHARED / REGISTRY[name]["path"]).read_bytes())
-    assert main(["data", "fetch", "tvg", "--profile", "smoke", "--mirror", url, "--quiet"]) == 0
-    monkeypatch.setenv(URL_ENV, "http://127.0.0.1:9")  # the run itself downloads nothing
-    rng = np.random.default_rng(0)
-    for write in (write_svhn, write_glove, write_imdb, write_credit, write_adult):
-        write(root, rng)
-    out = tmp_path / "run"
-    paper = {"paper_tasks": '["svhn", "imdb"]', "paper_epochs": "1", "paper_runs": "2",
-             "paper_tasks_1": '["credit", "adult"]', "paper_epochs_1": "2"}
-    assert main(["run", "tvg", "-p", "profile", "smoke",
-                 *[a for k, v in paper.items() for a in ("-p", k, v)],
-                 "--out", str(out), "--quiet"]) == 0
-    read = json.loads((out / "02-tvg.data.json").read_text())  # from `root`, DATA_ENV's folder
-    assert read["ctg"]["sha256"] == REGISTRY["ctg"]["sha256"] and (root / "ctg").is_dir()
-    claims = load_ledgers(out).set_index("claim_id")
-    for cid in ("fig45-other-data", "fig3-other-data", "fig3-other-order"):
-        assert claims.loc[cid, "verdict"] in ("holds", "fails", "inconclusive"), cid

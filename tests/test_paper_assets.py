@@ -1,6 +1,8 @@
 """The paper profiles' assets (``ldp_companion.data.paper_assets``): what is missing is named, the
 loaders read the public archives' layouts, and chapter 1's paper experiments run end to end on
-tiny stand-ins of those files (the real ones cannot be downloaded here)."""
+tiny stand-ins of those files (the real ones cannot be downloaded here). Chapter 1's smoke run
+itself runs with CIFAR-10 and MobileNetV2 stand-ins (``chapter_setups.tldp_paper_networks``, in
+``tests/test_chapters.py``)."""
 from __future__ import annotations
 
 import gzip
@@ -162,41 +164,6 @@ def test_reported_levels_take_tldps_best_mean_below_the_bound():
     assert levels.loc["Type I, SVHN", "ours"] == pytest.approx(0.86)   # not 0.99 (ε ≥ 1)
     assert levels.loc["Type I, SVHN", "eps"] == 0.3                     # nor a baseline
     assert paper.reported_levels(None, "fig3-other-data").empty
-
-
-@pytest.mark.chapter
-def test_chapter_runs_the_paper_networks_where_their_files_are(tmp_path, monkeypatch):
-    """Chapter 1 at smoke with CIFAR-10 and MobileNetV2 stand-ins beside the real offline
-    files: Types I-II run on them and Figs. 1-2's levels get computed verdicts; Fig. 3's
-    files are missing, so its claim says which."""
-    from conftest import skip_or_fail
-    from fake_assets import write_cifar, write_mobilenet
-
-    from ldp_companion.data.datasets import cache_dir
-    from ldp_companion.execution import runner
-    from ldp_companion.verdicts.ledger import load_ledgers
-
-    real = cache_dir()
-    if not (real / "MNIST").is_dir():
-        skip_or_fail(f"the offline MNIST files are not in {real} (set LDP_COMPANION_DATA)")
-    for sub in ("MNIST", "fitbit", "ctg"):
-        if (real / sub).exists():
-            (tmp_path / "data" / sub).parent.mkdir(parents=True, exist_ok=True)
-            (tmp_path / "data" / sub).symlink_to(real / sub)
-    write_cifar(tmp_path / "data", np.random.default_rng(0))
-    write_mobilenet(tmp_path / "data")
-    monkeypatch.setenv("LDP_COMPANION_DATA", str(tmp_path / "data"))
-    source = runner.REPO / "notebooks" / "01-tldp.md"
-    runner.execute(source, tmp_path, {"profile": "smoke", "seed": 0, "paper_types": ["I", "II"],
-                                      "paper_tasks": ["cifar10", "svhn"],
-                                      "paper_eps_12": [0.5], "paper_epochs": 1,
-                                      "paper_runs": 1})
-    claims = load_ledgers(tmp_path).set_index("claim_id")
-    for claim in ("fig1-other-data", "fig2-other-data"):
-        assert claims.loc[claim, "verdict"] in ("holds", "partly", "fails")
-        assert "Type I" in claims.loc[claim, "note"] or "Type II" in claims.loc[claim, "note"]
-    assert claims.loc["fig3-other-data", "verdict"] == "not checked offline"
-    assert "imdb (4)" in claims.loc["fig3-other-data", "note"]
 
 
 def test_tvg_grids_draw_from_all_mnist_images_when_they_are_there(empty_root):
