@@ -68,6 +68,19 @@ def light_python(tmp_path_factory, worker_id):
     return python
 
 
+@pytest.fixture
+def short_reviews(monkeypatch):
+    """IMDB's stand-in reviews padded to 16 tokens, not the paper's 500 (``load_imdb``'s
+    default): the BiLSTM's backward pass over 500 steps took 25 s of a 27 s grid test; the
+    stand-ins' reviews have 12 tokens, so every word is still read."""
+    import functools
+
+    from ldp_companion.data import paper_assets
+
+    monkeypatch.setattr(paper_assets, "load_imdb",
+                        functools.partial(paper_assets.load_imdb, max_len=16))
+
+
 def skip_or_fail(reason: str):
     """Skip on a user's machine; fail under CI=true, where every tool must be present."""
     if IN_CI:

@@ -36,7 +36,7 @@ def empty_root(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def assets(paper_asset_root, monkeypatch):
+def assets(paper_asset_root, monkeypatch, short_reviews):
     yield from _use_root(paper_asset_root, monkeypatch)
 
 

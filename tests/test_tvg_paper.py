@@ -17,7 +17,7 @@ def _clear():
 
 
 @pytest.fixture
-def assets(paper_asset_root, monkeypatch):
+def assets(paper_asset_root, monkeypatch, short_reviews):
     monkeypatch.setenv("LDP_COMPANION_DATA", str(paper_asset_root))
     _clear()
     yield paper_asset_root
