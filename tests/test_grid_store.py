@@ -123,14 +123,14 @@ def test_environment_store_and_bad_arguments(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- kill and resume
 
-#: Chapter 5's Fig. 3 grid (HierA's private SGD, cross-validated), small: 20 cells of ~0.3 s.
+#: Chapter 5's Fig. 3 grid (HierA's private SGD, cross-validated), small: 20 cells of ~0.1 s.
 _SCRIPT = textwrap.dedent("""
     import json, pickle, sys
     from ldp_companion.execution import grid_store
     from ldp_companion.hiera.experiments import regression_tasks, sgd_grid
 
     def table(n_jobs):
-        tasks = regression_tasks({"401ksubs": 10000, "census2000": 10000}, seed=0)
+        tasks = regression_tasks({"401ksubs": 2000, "census2000": 2000}, seed=0)
         return sgd_grid(tasks, ["none", "hiera", "harmony"], [0.5, 1.0, 2.0], folds=5,
                         repeats=1, seed=4, n_jobs=n_jobs)
 
