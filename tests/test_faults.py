@@ -316,6 +316,31 @@ def test_a_run_stopped_by_sigterm_keeps_its_partial_run_beside_the_good_one(tmp_
     assert outputs(out) == good
 
 
+def test_a_run_writes_its_notebook_at_its_start_and_end_not_at_every_cell(tmp_path,
+                                                                          monkeypatch):
+    """papermill wrote the whole notebook twice a cell; the chapters' engine writes it when
+    the run starts, every few seconds, and when it ends (with every cell's output)."""
+    import papermill.engines
+
+    from ldp_companion.execution import notebook_engine
+
+    written = []
+    real = papermill.engines.write_ipynb
+    monkeypatch.setattr(papermill.engines, "write_ipynb",
+                        lambda nb, path, **kw: (written.append(path), real(nb, path, **kw)))
+    cells = [f"print({k})" for k in range(30)]
+    source = notebook(tmp_path / "03-stand.md", "x = 1", *cells)
+    runner.execute(source, tmp_path / "out")
+    assert 2 <= len(written) <= 3, written  # 62 with papermill's own engine
+    shown = [c.outputs[0]["text"] for c in nbformat.read(tmp_path / "out" / "03-stand.ipynb",
+                                                         4).cells[-30:]]
+    assert shown == [f"{k}\n" for k in range(30)]
+    written.clear()
+    monkeypatch.setattr(notebook_engine, "SAVE_EVERY", 0.0)  # a write due at every event
+    runner.execute(source, tmp_path / "again")
+    assert len(written) >= 60
+
+
 # --- corrupt files ---------------------------------------------------------------------------
 
 def test_load_cell_never_returns_garbage_and_names_the_file(tmp_path):

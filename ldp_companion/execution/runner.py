@@ -277,13 +277,16 @@ def _papermill(notebook, target: Path, parameters: dict, kernel: str, log_output
     import papermill
     from nbclient.exceptions import DeadKernelError
 
+    from ldp_companion.execution.notebook_engine import ENGINE
+
     stem = target.stem
     try:
         for attempt in range(_KERNEL_START_TRIES):
             try:
                 papermill.execute_notebook(
                     notebook, str(target), parameters=parameters, kernel_name=kernel,
-                    cwd=str(target.parent), progress_bar=False, log_output=log_output,
+                    engine_name=ENGINE, cwd=str(target.parent), progress_bar=False,
+                    log_output=log_output,
                     # quiet the kernel's "TCP without encryption" warning
                     extra_arguments=["--IPKernelApp.log_level=ERROR",
                                      *processes.kernel_arguments()])
