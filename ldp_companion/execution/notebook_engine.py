@@ -5,10 +5,10 @@ ends, so that a stopped run leaves the notebook as far as it got. A chapter has 
 hundred cells and a notebook of a few megabytes with its figures: those two hundred writes
 took about 4 of chapter 3's 25 to 30 s at smoke. This engine (papermill's own nbclient
 engine) writes at a cell's start or end only when :data:`SAVE_EVERY` seconds have passed
-since the last write, and always when the run starts and ends, normally, on an error or stopped by SIGTERM
-(:func:`ldp_companion.execution.processes.stopping_on_sigterm` raises in the runner, and
-papermill ends the notebook in a ``finally``): a stopped run's notebook still shows the cell
-it stopped in (``benchmarks/paper_profile.py --stopped-after`` reads it). Only a SIGKILL can
+since the last write, and always when the run starts and ends, normally, on an error or
+stopped by SIGTERM (:func:`ldp_companion.execution.processes.stopping_on_sigterm` raises in
+the runner, and papermill ends the notebook in a ``finally``): a stopped run's notebook
+still shows the cell it stopped in (``benchmarks/paper_profile.py --stopped-after`` reads it). Only a SIGKILL can
 leave the notebook up to :data:`SAVE_EVERY` seconds behind the run.
 """
 from __future__ import annotations
