@@ -8,8 +8,8 @@ engine) writes at a cell's start or end only when :data:`SAVE_EVERY` seconds hav
 since the last write, and always when the run starts and ends, normally, on an error or
 stopped by SIGTERM (:func:`ldp_companion.execution.processes.stopping_on_sigterm` raises in
 the runner, and papermill ends the notebook in a ``finally``): a stopped run's notebook
-still shows the cell it stopped in (``benchmarks/paper_profile.py --stopped-after`` reads it). Only a SIGKILL can
-leave the notebook up to :data:`SAVE_EVERY` seconds behind the run.
+still shows the cell it stopped in (``benchmarks/paper_profile.py --stopped-after`` reads
+it). Only a SIGKILL can leave the notebook up to :data:`SAVE_EVERY` seconds behind the run.
 """
 from __future__ import annotations
 
