@@ -53,7 +53,7 @@ PARAMS = ChapterParams("01-tldp", {
     "extractor_epochs": ("pretraining epochs of Fig. 2's feature extractor",
                          {"smoke": 10, "default": 40, "paper": 40}),
     "rounds": ("FedAvg rounds of Fig. 3 (one local epoch each)",
-               {"smoke": 3, "default": 10, "paper": 20}),
+               {"smoke": 3, "default": 6, "paper": 20}),
     "eps_12": ("nominal ε of Figs. 1–2 (grid not stated in the paper)",
                {"smoke": [0.3, 3.0], "default": _EPS_12, "paper": [*_EPS_12, 30.0, 100.0]}),
     "eps_3": ("nominal ε of Fig. 3 (grid not stated in the paper)",
