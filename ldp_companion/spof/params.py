@@ -46,7 +46,7 @@ PARAMS = ChapterParams("04-spof", {
            every_profile(1e-3)),
     "epochs": ("passes over the training rows (the authors' final code: 1)", every_profile(1)),
     "timing_repeats": ("repeats of the time-per-epoch measurement",
-                       {"smoke": 1, "default": 3, "paper": 5}),
+                       {"smoke": 1, "default": 2, "paper": 5}),
     "n_mc": ("draws of the Monte Carlo checks (Prop. 4, the privacy audit)",
              {"smoke": 20_000, "default": 200_000, "paper": 1_000_000}),
     "device": ("torch device (None: CUDA when present). The CPU by default: a training step "
