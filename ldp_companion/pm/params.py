@@ -26,7 +26,7 @@ PARAMS = ChapterParams("03-pm-three-outputs", {
     "n_mean": ("users per mean-estimation data set (paper: the data set's size)",
                {"smoke": 5_000, "default": 50_000, "paper": 1_000_000}),
     "runs_mean": ("repetitions of each mean-estimation cell",
-                  {"smoke": 3, "default": 10, "paper": 100}),
+                  {"smoke": 3, "default": 6, "paper": 100}),
     "d_grid": ("attributes of the synthetic Gaussian data sets (Fig. 7; lost in the text)",
                {"smoke": [5, 20], "default": [5, 10, 20, 40], "paper": [5, 10, 20, 40]}),
     "eq36_points": ("number of per-attribute budgets ε1 of the Eq. (36) curve (on [0.5, 6])",
