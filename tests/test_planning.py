@@ -191,7 +191,7 @@ def test_data_size_parameters_scale_every_later_cell(tmp_path):
                {"cell": 26, "code": "after", "seconds": 20.0, "uses": ["timing_repeats"]}]}
     table = planning.project(rec, "paper", 2, tmp_path).set_index("code")
     assert table.loc["before", "work ×"] == 1.0
-    assert table.loc["after", "work ×"] == pytest.approx(80 / 20 * 5 / 3)
+    assert table.loc["after", "work ×"] == pytest.approx(80 / 20 * 5 / 2)  # expand, repeats
     with pytest.raises(ValueError, match="data_size names unknown"):
         profiles.ChapterParams("x", {"n": ("n", {"smoke": 1, "default": 1, "paper": 1})},
                                data_size=("m",))
