@@ -1,13 +1,13 @@
 """Record where a chapter's run spent its time, from its executed notebook.
 
-papermill stores each cell's duration in the notebook it writes, and writes it every few
-seconds while the run goes on, so a run stopped by a time limit still says which cells finished
-and how long they took. Each cell of the record also lists the parameters it read (``cfg.<name>`` in its code,
-and every parameter the run noted it read, ``<chapter>.reads.json``) and the experiment grids it
-ran with their wall time (``<chapter>.grids.json``), so that a run at one profile can be
-projected to another and to more workers (:mod:`ldp_companion.edition.planning`). This script turns
-one executed notebook (with its ``.run.json`` when the run finished,
-and the verdicts of its ``.ledger.json`` when there is one) into a JSON record under
+papermill stores each cell's duration in the notebook it writes, and writes it every few seconds
+while the run goes on, so a run stopped by a time limit still says which cells finished and how
+long they took. Each cell of the record also lists the parameters it read (``cfg.<name>`` in its
+code, and every parameter the run noted it read, ``<chapter>.reads.json``) and the experiment
+grids it ran with their wall time (``<chapter>.grids.json``), so that a run at one profile can
+be projected to another and to more workers (:mod:`ldp_companion.edition.planning`). This script
+turns one executed notebook (with its ``.run.json`` when the run finished, and the verdicts of
+its ``.ledger.json`` when there is one) into a JSON record under
 ``benchmarks/results/``; the Reproducibility page shows every record there and compares its
 verdicts with the build's.
 
