@@ -29,9 +29,9 @@ class SlowChapterWarning(UserWarning):
     """A chapter ran longer than :data:`SMOKE_BUDGET_S` at smoke (a benchmark, not a test)."""
 
 
-def check_smoke_run(source: Path, folder: Path, commit: str | None) -> None:
+def check_smoke_run(source: Path, folder: Path, commit: str | None) -> pd.DataFrame:
     """Check chapter ``source``'s smoke run in ``folder`` (its notebook, ledger and records);
-    ``commit``: the one its records must name (None from a wheel)."""
+    ``commit``: the one its records must name (None from a wheel). Returns its claims."""
     stem, text = source.stem, source.read_text()
     out = folder / f"{stem}.ipynb"
     nb = nbformat.read(out, as_version=4)
@@ -56,7 +56,7 @@ def check_smoke_run(source: Path, folder: Path, commit: str | None) -> None:
         marked = claims.set_index("claim_id")["reconstructed"]
         assert set(rec.RECONSTRUCTED) <= set(marked.index)
         assert all(marked[c] for c in rec.RECONSTRUCTED)
-
+    return claims
 
 
 def _results_are_traceable(chapter: str, nb, folder, commit: str | None) -> None:

@@ -13,7 +13,6 @@ from ldp_companion.__main__ import main
 from ldp_companion.edition import book
 from ldp_companion.execution import runner
 from ldp_companion.execution.profiles import ChapterParams
-from ldp_companion.verdicts.ledger import load_ledgers
 
 
 @pytest.mark.chapter
@@ -40,9 +39,9 @@ def test_chapter_runs_at_smoke(source, tmp_path, monkeypatch, request):
         runner.execute(source, out, parameters, prelude=PRELUDE)
         commit = runner.source_state()["commit"]
         assert commit is not None  # a checkout's run records its commit
-    check_smoke_run(source, out, commit)
+    claims = check_smoke_run(source, out, commit)
     if after is not None:
-        after(out, load_ledgers(out))
+        after(out, claims)
 
 
 def test_pin_check_notices_a_changed_a_new_and_a_lost_verdict():
