@@ -65,7 +65,7 @@ lint: install
 	$(VENV)/bin/mypy
 
 test: install lint
-	$(PY) -m pytest -n 2 --durations=40
+	$(PY) -m pytest -n 2 --dist worksteal --durations=40
 
 notebooks: install
 	$(VENV)/bin/jupytext --to ipynb notebooks/*.md

@@ -4,10 +4,27 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from ldp_companion.execution.grid import JOBS_ENV
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# Grids called with n_jobs=None (every chapter's) run in their own process during the tests,
+# the chapter kernels' too (they inherit it): xdist already keeps both cores busy, and at
+# smoke size starting two workers that import torch cost more than the cells (chapter 4's
+# Fig. 3: 11.7 s on two workers, 4.5 s in the kernel). The book's build runs them on every
+# core; serial and parallel tables are compared by the grids' own tests (n_jobs=2).
+os.environ[JOBS_ENV] = "1"
+
+# Property tests draw the same examples on every run, seeded like every other test: a failure
+# is found again by whoever reruns, and CI does not turn red by chance (a run found a case at
+# the edge of a tolerance that 60 other runs had not drawn).
+settings.register_profile("seeded", derandomize=True, database=None)
+settings.load_profile("seeded")
 
 
 @contextlib.contextmanager
@@ -44,28 +61,56 @@ def paper_asset_root(tmp_path_factory):
     return root
 
 
-@pytest.fixture(scope="session")
-def light_python(tmp_path_factory, worker_id):
-    """The light install's python (:mod:`light_env`), installed once per session: the first
-    xdist worker to need it installs it under a file lock, the other finds it made."""
-    from filelock import FileLock
-    from light_env import install
-
+def _light_folder(tmp_path_factory) -> Path:
+    """Where the light install goes: the folder both xdist workers share."""
     root = tmp_path_factory.getbasetemp()
-    root = root.parent if worker_id != "master" else root  # the workers' shared folder
-    folder, python = root / "light", root / "light" / "env" / "bin" / "python"
-    with FileLock(root / "light.lock"):
-        if (folder / "skipped").is_file():
-            skip_or_fail((folder / "skipped").read_text())
-        if not (folder / "ready").is_file():
-            folder.mkdir(exist_ok=True)
-            try:
-                assert install(folder, skip_or_fail) == python
-            except pytest.skip.Exception as skipped:
-                (folder / "skipped").write_text(str(skipped))
-                raise
-            (folder / "ready").touch()
-    return python
+    if "PYTEST_XDIST_WORKER" in os.environ:  # an xdist worker: the workers' shared folder
+        root = root.parent
+    return root / "light"
+
+
+def _needs_light(item) -> bool:
+    """A test that runs in the light install (:mod:`light_env`)."""
+    from light_env import LIGHT
+
+    if "light_python" in getattr(item, "fixturenames", ()):
+        return True
+    source = getattr(item, "callspec", None) and item.callspec.params.get("source")
+    return item.originalname == "test_chapter_runs_at_smoke" and source.stem in LIGHT
+
+
+def pytest_collection_modifyitems(items):
+    """The chapter executions first (the light install's last, as it installs meanwhile), the
+    quick tests after: with ``--dist worksteal`` (``make test``) a worker that runs out of
+    tests takes quick ones from the other, and no long run starts at the end alone."""
+    def rank(item) -> int:
+        if item.get_closest_marker("chapter") is None:
+            return 2
+        return 1 if _needs_light(item) else 0
+
+    items.sort(key=rank)  # stable: the same order on every xdist worker
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _light_install_started(tmp_path_factory, request):
+    """At a session's first test, when any of its tests needs the light install, start it
+    in the background (once for both xdist workers): its 30 s of building and pip overlap
+    the other tests instead of holding a worker and the other one waiting for it."""
+    from light_env import start
+
+    if any(_needs_light(item) for item in request.session.items):
+        start(_light_folder(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
+def light_python(tmp_path_factory):
+    """The light install's python (:mod:`light_env`), installed once per session in the
+    background (:func:`light_env.start`), waited for here."""
+    from light_env import start, wait
+
+    folder = _light_folder(tmp_path_factory)
+    start(folder)  # already started, unless the session's collection missed this test
+    return wait(folder, skip_or_fail)
 
 
 @pytest.fixture

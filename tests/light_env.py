@@ -4,8 +4,9 @@ The freshly built wheel with its ``[run]`` extra alone, in a fresh virtual envir
 package registry (pinned by ``constraints.txt``). The chapters that need no other extra
 (:data:`LIGHT`, from the chapters' own specs) run their smoke test in it
 (``tests/test_chapters.py``), so the light install's promise and the smoke checks rest on one
-execution of each. The ``light_python`` fixture (``conftest.py``) installs it once per session,
-for both xdist workers.
+execution of each. It is installed once per session, for both xdist workers, in a background
+process (:func:`start`, at the session's first test) that the ``light_python`` fixture
+(``conftest.py``) waits for.
 """
 from __future__ import annotations
 
@@ -65,6 +66,77 @@ def install(folder: Path, skip) -> Path:
     return python
 
 
+#: Markers the background install leaves in its folder: the python's path, a skip reason, or
+#: a failure with its traceback.
+READY, SKIPPED, FAILED = "ready", "skipped", "failed"
+#: The install processes this process started (reaped by :func:`wait`).
+_STARTED: list[subprocess.Popen] = []
+
+
+def start(folder: Path) -> None:
+    """Install into ``folder`` in a background process, unless a process of this session
+    already does (the other xdist worker's, under a file lock): the tests that need it wait
+    for it (:func:`wait`) and the others keep both cores busy meanwhile."""
+    from filelock import FileLock
+
+    with FileLock(folder.parent / f"{folder.name}.lock"):
+        if folder.exists():
+            return
+        folder.mkdir()
+        with open(folder / "install.log", "w") as log:
+            proc = subprocess.Popen([sys.executable, __file__, str(folder)], stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+        (folder / "pid").write_text(str(proc.pid))
+        _STARTED.append(proc)
+
+
+def wait(folder: Path, skip, timeout_s: float = 1800) -> Path:
+    """The python of the install :func:`start` began in ``folder``, once it is ready;
+    ``skip(reason)`` when pip could not install. Fails when the install failed or its process
+    ended without a word."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + timeout_s
+    pid = int((folder / "pid").read_text())
+    while not any((folder / m).exists() for m in (READY, SKIPPED, FAILED)):
+        alive = psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        if not alive or time.monotonic() > deadline:
+            time.sleep(0.5)  # a marker written as the process ended
+            if not any((folder / m).exists() for m in (READY, SKIPPED, FAILED)):
+                raise AssertionError(f"the light install stopped without a word: "
+                                     f"{(folder / 'install.log').read_text()[-3000:]}")
+        time.sleep(0.2)
+    for proc in _STARTED:
+        proc.wait()  # it ends as it leaves its marker
+    if (folder / SKIPPED).exists():
+        skip((folder / SKIPPED).read_text())
+    if (folder / FAILED).exists():
+        raise AssertionError(f"the light install failed: {(folder / FAILED).read_text()}")
+    return Path((folder / READY).read_text())
+
+
+def _install_here(folder: Path) -> None:
+    """The background process of :func:`start`: install, then leave one marker."""
+    import traceback
+
+    class Skip(Exception):
+        pass
+
+    def skip(reason):
+        raise Skip(reason)
+
+    try:
+        python = install(folder, skip)
+    except Skip as reason:
+        (folder / SKIPPED).write_text(str(reason))
+    except BaseException:  # any failure is the waiting test's to report
+        (folder / FAILED).write_text(traceback.format_exc()[-3000:])
+    else:
+        (folder / READY).write_text(str(python))
+
+
 def execute(python: Path, stem: str, out: Path, parameters: dict, prelude: str) -> Path:
     """Run chapter ``stem`` (the installed package's own source) with ``parameters`` in the
     environment of ``python``, with ``prelude`` before its first cell; the executed notebook.
@@ -79,3 +151,7 @@ def execute(python: Path, stem: str, out: Path, parameters: dict, prelude: str) 
     run([python, "-c", code, stem, out, json.dumps(parameters)], out, clean_env())
     (out / ".prelude.py").unlink()
     return out / f"{stem}.ipynb"
+
+
+if __name__ == "__main__":
+    _install_here(Path(sys.argv[1]))

@@ -38,7 +38,15 @@ def test_sweep_reports_speed_up_and_refuses_a_table_that_depends_on_the_workers(
 
 
 def test_every_grid_slice_builds_and_runs_at_a_tiny_size(monkeypatch):
+    import dataclasses
+
     scaling = _load("scaling", monkeypatch)
+    paper = scaling.resolve
+    def smaller(profile, spec):  # 12 cells of 2 folds, not 48 of 5
+        cfg = paper(profile, spec)
+        return dataclasses.replace(cfg, values={**cfg.values, "sgd_eps": [1.0], "cv_folds": 2})
+
+    monkeypatch.setattr(scaling, "resolve", smaller)
     run = scaling.GRIDS["hiera-sgd"](1, 0.01)
     table = run(1)
     assert set(table["method"]) == set(scaling.SGD_METHODS) | {"ols"}

@@ -334,8 +334,9 @@ def test_a_run_writes_its_notebook_at_its_start_and_end_not_at_every_cell(tmp_pa
     seconds = json.loads((tmp_path / "out" / "03-stand.run.json").read_text())["seconds"]
     # start, end and one per SAVE_EVERY seconds of the run (62 with papermill's own engine)
     assert 2 <= len(written) <= 3 + seconds / notebook_engine.SAVE_EVERY, (written, seconds)
-    shown = [c.outputs[0]["text"] for c in nbformat.read(tmp_path / "out" / "03-stand.ipynb",
-                                                         4).cells[-30:]]
+    # a print may reach the notebook as two stream messages ("14", "\n") on a busy machine
+    shown = ["".join(o["text"] for o in c.outputs) for c in
+             nbformat.read(tmp_path / "out" / "03-stand.ipynb", 4).cells[-30:]]
     assert shown == [f"{k}\n" for k in range(30)]
     written.clear()
     monkeypatch.setattr(notebook_engine, "SAVE_EVERY", 0.0)  # a write due at every event
@@ -352,12 +353,12 @@ def test_load_cell_never_returns_garbage_and_names_the_file(tmp_path):
     path = tmp_path / "cell.pkl"
     assert grid_store.save_cell(path, {"mse": np.arange(5.0), "n": 100})
     whole = path.read_bytes()
-    cases = [rng.bytes(int(n)) for n in rng.integers(0, 300, size=2500)]
-    cases += [b"\x80\x05" + rng.bytes(int(n)) for n in rng.integers(0, 60, size=1000)]
+    cases = [rng.bytes(int(n)) for n in rng.integers(0, 300, size=500)]
+    cases += [b"\x80\x05" + rng.bytes(int(n)) for n in rng.integers(0, 60, size=300)]
     cases += [pickle.dumps(v) for v in (5, "x", None, [1, 2], {"a": 1})]  # parse, not cells
     cases += [b"K\x05.", b"N.", b"I1\n."]
     cases += [whole[:k] for k in range(len(whole))]
-    for k in rng.integers(0, len(whole) * 8, size=300):
+    for k in rng.integers(0, len(whole) * 8, size=200):
         flipped = bytearray(whole)
         flipped[k // 8] ^= 1 << (k % 8)
         cases.append(bytes(flipped))

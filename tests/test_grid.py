@@ -137,7 +137,7 @@ def test_progress_bar_follows_the_environment(monkeypatch, capsys):
 
 
 def test_book_share_of_cores_sets_the_default_workers(monkeypatch):
-    """``n_jobs=None`` follows JOBS_ENV (set by ``make book``): 1 runs in this process."""
+    """``n_jobs=None`` follows JOBS_ENV (the tests set it to 1): 1 runs in this process."""
     import joblib
 
     from ldp_companion.execution.grid import JOBS_ENV

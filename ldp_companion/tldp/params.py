@@ -36,7 +36,7 @@ PARAMS = ChapterParams("01-tldp", {
     "eps_attack": ("nominal ε of the attack and the empirical audits",
                    every_profile([0.1, 0.5, 1.0, 2.0])),
     "n_audit": ("outputs per input of each empirical audit (Appendix A's auditor)",
-                {"smoke": 20_000, "default": 50_000, "paper": 1_000_000}),
+                {"smoke": 5_000, "default": 50_000, "paper": 1_000_000}),
     "n_error": ("noise tensors per Monte Carlo cell of Table V",
                 {"smoke": 300, "default": 2_000, "paper": 10_000}),
     "eps_error": ("nominal ε of Table V", every_profile([0.5, 1.0, 2.0, 8.0])),
