@@ -72,6 +72,9 @@ def _results_are_traceable(chapter: str, nb, folder, commit: str | None) -> None
     tables = re.findall(r"<caption>Table [0-9A-Z]+\.\d+\. ", html)
     assert len(links) == len(captions) + len(tables), (len(links), len(captions), len(tables))
     assert all((folder / link).is_file() for link in links)
+    unnamed = {link: int(n) for link in links if "/figure-" in link
+               if (n := pd.read_csv(folder / link)["series"].isna().sum())}
+    assert not unnamed, f"figure CSV rows without a series (name the artist): {unnamed}"
     given = json.loads((folder / "plot-spy.json").read_text()) if captions else []
     assert len(given) == len(captions)
     checked = [k for k, g in enumerate(given) if {c["method"] for c in g} & TWO_WAY]

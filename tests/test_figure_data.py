@@ -85,6 +85,47 @@ def test_an_unlabelled_curve_in_a_series_colour_takes_its_name():
     assert dotted.series.isna().all() or (dotted.series == "").all()
 
 
+def test_a_reference_line_is_one_value_named_by_its_gid():
+    """axhline/axvline draw in axes coordinates across the panel: their rows hold the one value
+    (not x = 0 and 1 of the axes), named by the gid a figure gives them for the CSV only."""
+    fig, ax = plt.subplots()
+    ax.plot([1.0, 2.0], [0.3, 0.4], label="PM")
+    ax.axhline(0.93, gid="without noise")
+    ax.axvline(1.5)
+    frame = figure_data.figure_frame(fig)
+    plt.close(fig)
+    ref = frame[frame.kind == "reference"]
+    assert ref.series.tolist() == ["without noise", "reference line"]
+    assert ref.y.tolist()[0] == 0.93 and np.isnan(ref.x.tolist()[0])
+    assert ref.x.tolist()[1] == 1.5 and np.isnan(ref.y.tolist()[1])
+    assert frame.series.notna().all()
+
+
+def test_a_categorical_map_names_each_cell_by_its_legend_colour_and_keeps_its_text():
+    """Appendix C's decision map: colour codes in an image, the winner in the legend, the
+    lead written on the cell. Each cell's row names the winner (a masked cell the bad
+    colour's entry) and carries its text; a colour bar's own axes give no rows."""
+    from matplotlib.colors import ListedColormap
+
+    fig, ax = plt.subplots()
+    cmap = ListedColormap(["#1f77b4", "#ff7f0e"]).with_extremes(bad="#bbbbbb")
+    codes = np.ma.masked_invalid([[0.0, 1.0], [np.nan, 0.0]])
+    ax.imshow(codes, cmap=cmap, vmin=-0.5, vmax=1.5)
+    for (i, j), text in np.ndenumerate([["+0.10", "tie"], ["", "+0.30"]]):
+        ax.text(j, i, text)
+    for name, colour in (("PM", "#1f77b4"), ("Duchi", "#ff7f0e"), ("none", "#bbbbbb")):
+        ax.plot([], [], ls="", marker="s", color=colour, label=name)
+    fig2, ax2 = plt.subplots()
+    image = ax2.imshow(np.arange(4.0).reshape(2, 2))
+    fig2.colorbar(image, ax=ax2, label="excess over\nthe claim")
+    frame, frame2 = figure_data.figure_frame(fig), figure_data.figure_frame(fig2)
+    plt.close("all")
+    cells = frame[frame.kind == "image"]
+    assert cells.series.tolist() == ["PM", "Duchi", "none", "PM"]
+    assert cells.text.fillna("").tolist() == ["+0.10", "tie", "", "+0.30"]
+    assert (frame2.series == "excess over the claim").all() and len(frame2) == 4
+
+
 def test_spy_comparison_fails_on_a_csv_that_is_not_the_figure():
     given = [{"method": "plot", "values": [0.5, 1.0, 2.0, 0.31, 0.17, 0.08]}]
     frame = figure_data.figure_frame(_figure())

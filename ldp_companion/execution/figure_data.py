@@ -98,7 +98,15 @@ def _rows(ax, panel: str) -> list[dict]:
         if id(line) in done:
             continue
         xy = np.asarray(line.get_xydata(), dtype=float).reshape(-1, 2)
-        add(_label(line), "line", xy[:, 0], xy[:, 1])
+        across = _across(ax, line)
+        if across is None:
+            add(_label(line), "line", xy[:, 0], xy[:, 1])
+        else:  # axhline / axvline: one value, the other coordinate is the axes' width
+            value = float(xy[0, 1] if across == "y" else xy[0, 0])
+            rows.append({"panel": panel, "series": _name(line) or "reference line",
+                         "kind": "reference", "point": 0,
+                         "x": np.nan if across == "y" else value,
+                         "y": value if across == "y" else np.nan})
     for c in ax.containers:
         if isinstance(c, mcont.BarContainer):
             vertical = getattr(c, "orientation", "vertical") != "horizontal"
@@ -124,8 +132,49 @@ def _rows(ax, panel: str) -> list[dict]:
                 add(_label(coll), "band", path.vertices[:, 0], path.vertices[:, 1], segment=i)
     for im in ax.get_images():
         values = np.ma.filled(np.ma.asarray(im.get_array(), dtype=float), np.nan)
-        _cells(rows, panel, _label(im), "image", values.reshape(values.shape[0], -1))
+        grid = values.reshape(values.shape[0], -1)
+        start = len(rows)
+        _cells(rows, panel, _label(im) or _colorbar_label(im), "image", grid)
+        _name_cells(ax, im, rows[start:], by_colour)
     return rows
+
+
+def _across(ax, line) -> str | None:
+    """"y" for a line drawn across the axes at one y (``axhline``), "x" for one at one x
+    (``axvline``), None for a line in data coordinates."""
+    transform = line.get_transform()
+    if transform == ax.get_yaxis_transform():
+        return "y"
+    if transform == ax.get_xaxis_transform():
+        return "x"
+    return None
+
+
+def _colorbar_label(im) -> str:
+    """What an image's colour bar says its colours mean ("" without one)."""
+    bar = getattr(im, "colorbar", None)
+    if bar is None:
+        return ""
+    return " ".join(str(bar.ax.get_ylabel() or bar.ax.get_xlabel()).split())
+
+
+def _name_cells(ax, im, rows: list, by_colour: dict) -> None:
+    """Each cell's ``text`` (what is written on it) and, for a map whose colours are legend
+    entries (a categorical map, e.g. the best mechanism), the ``series`` of its colour."""
+    texts = {}
+    for t in ax.texts:
+        x, y = t.get_position()
+        if t.get_transform() == ax.transData and float(x).is_integer() \
+                and float(y).is_integer():
+            texts[(int(y), int(x))] = " ".join(t.get_text().split())
+    for row in rows:
+        if (row["row"], row["column"]) in texts:
+            row["text"] = texts[(row["row"], row["column"])]
+        value = row["value"]
+        rgba = im.cmap(np.nan if np.isnan(value) else im.norm(value))
+        name = by_colour.get(tuple(np.round(np.asarray(rgba, float), 4)))
+        if name:
+            row["series"] = name
 
 
 def _colour(artist) -> tuple | None:
@@ -204,8 +253,11 @@ def _cells(rows: list, panel: str, series: str, kind: str, grid: np.ndarray) -> 
 
 
 def _name(artist) -> str:
+    """The artist's legend label; for one kept out of the legend, its ``gid`` (how a figure
+    names a reference line or an expectation for its CSV only), else ""."""
     text = str(artist.get_label() or "")
-    return "" if text.startswith("_") else text
+    gid = getattr(artist, "get_gid", lambda: None)()  # a container has none
+    return (gid or "") if text.startswith("_") else text
 
 
 def figure_frame(fig) -> pd.DataFrame:
@@ -213,19 +265,24 @@ def figure_frame(fig) -> pd.DataFrame:
 
     Columns: ``panel`` (the axes' title, or "panel k"), ``series`` (the artist's legend
     label), ``kind`` (``line``, ``bar``, ``point``, ``errorbar`` for a point with its error
-    bar, ``segment`` for other line segments, ``band`` for a filled band's outline, ``image``
-    and ``cell`` for heat maps), ``point`` (position along the series), ``x``, ``y`` in data
-    coordinates, ``y_low`` and ``y_high`` for an error bar's ends, and ``row``, ``column``,
-    ``value`` for images and heat maps. Axes labels are in the columns ``x_label`` and ``y_label``.
+    bar, ``segment`` for other line segments, ``band`` for a filled band's outline,
+    ``reference`` for a line across the axes at one ``y`` or one ``x``, ``image`` and ``cell``
+    for heat maps), ``point`` (position along the series), ``x``, ``y`` in data coordinates,
+    ``y_low`` and ``y_high`` for an error bar's ends, and ``row``, ``column``, ``value`` and
+    ``text`` (what the cell says) for images and heat maps; an image's series is its colour
+    bar's label, or per cell the legend entry of the cell's colour. Axes labels are in the
+    columns ``x_label`` and ``y_label``. Colour bars are left out (their scale is no data).
     """
     rows = []
     for k, ax in enumerate(fig.axes):
+        if hasattr(ax, "_colorbar"):  # a colour bar: its scale, not data
+            continue
         panel = ax.get_title() or f"panel {k + 1}"
         for row in _rows(ax, panel):
             row.update(x_label=ax.get_xlabel(), y_label=ax.get_ylabel())
             rows.append(row)
     columns = ["panel", "x_label", "y_label", "series", "kind", "point", "segment", "x", "y",
-               "y_low", "y_high", "row", "column", "value"]
+               "y_low", "y_high", "row", "column", "value", "text"]
     frame = pd.DataFrame(rows)
     frame = frame.reindex(columns=[c for c in columns if c in frame.columns] if rows else columns)
     for name in ("point", "segment", "row", "column"):

@@ -41,7 +41,7 @@ def piecewise_densities(epsilon: float, x: float) -> dict:
     for n, m in mechs.items():
         ys = np.linspace(-m.A, m.A, 2001)
         ax.plot(ys, np.exp(m.output_law(x).logpdf(ys)), color=color(n), label=label(n))
-    ax.axvline(x, color="0.5", ls=":", lw=1)
+    ax.axvline(x, color="0.5", ls=":", lw=1, gid="input x")
     ax.set(xlabel="output y", ylabel=f"density f(y | x = {x:g})",
            title=f"Fig. 4: the piecewise mechanisms at ε = {epsilon:g}")
     ax.legend()
@@ -98,7 +98,7 @@ def worst_case_figure(wc: pd.DataFrame, gaps: pd.DataFrame, top: float = 1.35) -
         axes[0, col].set(xscale="log", yscale="log",
                          title=("Fig. 1, baselines" if col == 0 else "Fig. 1, the paper's"))
         axes[1, col].set(xlabel="privacy budget ε", ylim=(floor, top))
-        axes[1, col].axhline(1.0, color="0.3", lw=0.8)
+        axes[1, col].axhline(1.0, color="0.3", lw=0.8, gid="HM-TP (ratio 1)")
     axes[0, 0].set_ylabel("max_x Var[Y | x]")
     axes[1, 0].set_ylabel("ratio to HM-TP")
     legend_below(fig)
@@ -136,7 +136,7 @@ def k_rule_figure(e1, h: dict, arg: pd.DataFrame, k_rule: float, proposed) -> di
     for n, values in h.items():
         ax.plot(e1, values, color=color(n), label=label(n), marker=marker(n), markevery=25,
                 ms=4)
-    ax.axvline(k_rule, color="0.5", ls=":", lw=1)
+    ax.axvline(k_rule, color="0.5", ls=":", lw=1, gid="the rule's ε1")
     ax.set(xlabel="per-attribute budget ε1", ylabel="h(ε1) = ε1 · max_x E[Y² | x]",
            ylim=(3, 8), title=f"Appendix S: the best ε1 per mechanism (dotted: {k_rule:g})")
     ax.legend(ncol=2)
@@ -178,7 +178,7 @@ def split_panels(data: pd.DataFrame, metric: str, row: str, *, expected: str | N
                 pred = part.groupby(["mechanism", "epsilon"])[expected].first()
                 for mech in pd.unique(part["mechanism"]):
                     ax.plot(pred.loc[mech].index, pred.loc[mech].to_numpy(), ls="--", lw=0.8,
-                            color=color(mech), zorder=2)
+                            color=color(mech), zorder=2, gid=f"{label(mech)}, expected")
             if r < len(rows) - 1:
                 ax.set_xlabel("")
     head = "left: the existing mechanisms; right: the paper's"

@@ -64,7 +64,7 @@ def fig4_5(fig5: pd.DataFrame, med: np.ndarray, l: int):
     rows = np.arange(len(FIG4_H))
     for k, (h, c, m) in enumerate(zip(FIG4_H, SERIES_COLORS, med)):
         axes[0].plot(b, noisy.fig4_authors(b, h, l=l), color=c, label=f"h = {h:g}")
-        axes[1].plot([m], [k], marker="o", color=c, ls="none")
+        axes[1].plot([m], [k], marker="o", color=c, ls="none", gid=f"median, h = {h:g}")
         axes[1].annotate(tick_text(float(f"{m:.3g}")), (m, k), xytext=(0, 6),
                          textcoords="offset points",
                          ha="center", fontsize="small")

@@ -50,7 +50,7 @@ def retain_prob_curves(ceilings: pd.DataFrame, first_zero: float) -> Shown:
     for (name, n), style in zip(SIZES.items(), ["-", "--", "-.", ":", (0, (5, 1))]):
         ax.plot(EPS_DENSE, alg.log10_retain_prob(n, DELTA_PAPER, EPS_DENSE), ls=style,
                 color="black", label=f"{name} (I = {n})")
-    ax.axhline(_TINY, color="grey", lw=0.8)
+    ax.axhline(_TINY, color="grey", lw=0.8, gid="smallest float64")
     ax.annotate("smallest float64", (1e-6, _TINY), va="bottom", fontsize=9)
     ax.set(xscale="log", xlabel="nominal ε", ylabel="log₁₀ p", ylim=(-1400, 10),
            xlim=(1e-6, 10))
@@ -105,7 +105,7 @@ def _panels(data: pd.DataFrame, clean: pd.Series, title: str):
     grid = sorted(data["epsilon"].unique())
     tasks = data.drop_duplicates("panel")["task"]
     for ax, task in zip(fig.axes, tasks):
-        ax.axhline(clean[task], color="black", ls="--", lw=1)
+        ax.axhline(clean[task], color="black", ls="--", lw=1, gid="without noise")
         ax.set(ylim=(0, 1), xlabel="nominal ε (the paper's)")
         epsilon_axis(ax, grid, min_ratio=3.5 if max(grid) >= 1000 else 1.45)
     fig.legends.clear()

@@ -118,7 +118,7 @@ def accuracy_figure(runs: pd.DataFrame, metric: str, grid, title: str,
     data = runs[runs["mechanism"] != "none"].rename(columns={"run": "seed"})
     fig, ax = plt.subplots(figsize=(5.6, 3.8))
     plot_vs_epsilon(data, metric, ax=ax, ylabel=ylabel, title=title, legend=False)
-    ax.axhline(clean_score(runs, metric), color="black", ls="--", lw=1)
+    ax.axhline(clean_score(runs, metric), color="black", ls="--", lw=1, gid="without noise")
     epsilon_axis(ax, grid, min_ratio=3.5 if max(grid) >= 1000 else 1.45)
     legend_below(fig, ncol=2)
     return fig
@@ -142,7 +142,7 @@ def paper_sgd_figure(runs: pd.DataFrame):
                                  title="Private SGD, the paper's setup")
     clean = runs[runs["mechanism"] == "none"].groupby("task")["score"].mean()
     for ax, task in zip(fig.axes, data["task"].unique()):
-        ax.axhline(clean[task], color="0.4", ls="--", lw=0.8)
+        ax.axhline(clean[task], color="0.4", ls="--", lw=0.8, gid="without noise")
         ax.set(ylim=(0, 1))
     return fig
 
