@@ -13,6 +13,7 @@ from ldp_companion.page.plotting import (
     PAGE_WIDTH_PX,
     SERIES_COLORS,
     color,
+    epsilon_axis,
     label,
     legend_below,
     marker,
@@ -131,6 +132,8 @@ def fig3(runs: pd.DataFrame, conditions, base: dict, runs_per_point: int):
                             title=f"{cond} inputs\n{_FIG3_TITLES[group]}", legend=False)
             _baselines(ax, base)
             ax.set_ylim(bottom, 1.0)
+            # half-width panels: 10 and 20 touched at the page's factor 1.45; decades first
+            epsilon_axis(ax, runs["epsilon"].unique(), min_ratio=2.5)
             if ax is not row[0]:
                 ax.set_ylabel("")
             if cond != conditions[-1]:
