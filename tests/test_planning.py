@@ -9,6 +9,7 @@ import pytest
 from test_grid import CELLS, mean_error
 
 from ldp_companion.__main__ import main
+from ldp_companion.data.datasets import DATA_ENV
 from ldp_companion.edition import planning
 from ldp_companion.execution import grid, profiles
 from ldp_companion.verdicts import run_records
@@ -215,9 +216,10 @@ def test_repetitions_multiply_the_grid_and_sizes_the_whole_cell(tmp_path):
     assert not planning._repeats("n_mean", 10) and not planning._repeats("expand", 20)
 
 
-def test_a_separately_timed_slice_adds_the_work_it_covers(tmp_path):
+def test_a_separately_timed_slice_adds_the_work_it_covers(tmp_path, monkeypatch):
     """A record naming a chapter and the task-list parameter it covers (type1_steps.py) adds
-    the profile's tasks of that parameter, and that parameter no longer bounds the total."""
+    the profile's tasks of that parameter, and that parameter no longer bounds the total; the
+    tasks whose files are missing here are counted apart (a run here skips them)."""
     _scaling(tmp_path, [(1, 1.0), (2, 2.0), (8, 4.0)])
     rec = {"chapter": "02-tvg", "parameters": {"profile": "default"}, "machine": "2 cores",
            "seconds": 10.0, "cells": [{"cell": 3, "code": "x", "seconds": 10.0, "uses": []}]}
@@ -232,6 +234,13 @@ def test_a_separately_timed_slice_adds_the_work_it_covers(tmp_path):
     after = planning.plan("tvg", "paper", 8, "cpu", tmp_path)
     assert "paper_tasks_1" not in after.unmeasured
     assert after.seconds - before.seconds == pytest.approx(3.0 * 3600 / 4.0)
+    # in an empty data folder the run skips both tasks: the run here is the measured work
+    monkeypatch.setenv(DATA_ENV, str(tmp_path / "no-data"))
+    here = planning.plan("tvg", "paper", 8, "cpu", tmp_path)
+    assert here.seconds == pytest.approx(after.seconds)  # the whole profile, for the cards
+    assert here.absent == pytest.approx(3.0 * 3600 / 4.0)
+    assert here.seconds_here == pytest.approx(before.seconds)
+    assert any("missing here" in n for n in here.notes)
     rec["machine"] = "16 cores, NVIDIA H100"
     (tmp_path / "02-tvg-gpu.json").write_text(json.dumps(rec))
     gpu = planning.plan("tvg", "paper", 16, "cuda", tmp_path)  # a CPU timing is not a GPU's

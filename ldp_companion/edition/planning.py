@@ -206,12 +206,20 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
     return pd.DataFrame(rows)
 
 
+def _absent_here(task: str) -> bool:
+    """Whether ``task`` names a data asset with a file missing in this machine's data folder
+    (a run skips such a task, saying which files it lacks)."""
+    from ldp_companion.data import paper_assets
+
+    return task in paper_assets.ASSETS and bool(paper_assets.missing(task))
+
+
 def _extra_work(chapter: str, profile: str, workers: int, gpu: bool, folder: Path) -> list:
     """Work the measured profile skips that a benchmark timed on its own, as (what, seconds,
-    record, parameters covered): a record naming the ``chapter``, the task-list parameter it
-    ``covers`` and each task's hours on one worker (``benchmarks/type1_steps.py``), on the
-    device asked for. The profile's tasks of that parameter are added; one GPU runs them one
-    after the other, CPU workers side by side."""
+    record, parameters covered, seconds of it whose files are missing here): a record naming
+    the ``chapter``, the task-list parameter it ``covers`` and each task's hours on one worker
+    (``benchmarks/type1_steps.py``), on the device asked for. The profile's tasks of that
+    parameter are added; one GPU runs them one after the other, CPU workers side by side."""
     spec = book_params(chapter).spec
     out, covered = [], set()
     for path in sorted(folder.glob("*.json")):
@@ -224,9 +232,11 @@ def _extra_work(chapter: str, profile: str, workers: int, gpu: bool, folder: Pat
         if not tasks or covers in covered:  # one record per parameter: the first by name
             continue
         covered.add(covers)
-        one = sum(r["hours_one_worker"] * 3600 for r in rec["rows"] if r["task"] in tasks)
+        hours = {r["task"]: r["hours_one_worker"] for r in rec["rows"] if r["task"] in tasks}
+        per = 3600 / speedup(1 if gpu else workers, folder)
+        absent = sum(h for task, h in hours.items() if _absent_here(task)) * per
         out.append((f"{rec.get('what', covers)} ({', '.join(tasks)}; {path.name})",
-                    one / speedup(1 if gpu else workers, folder), path.name, (covers,)))
+                    sum(hours.values()) * per, path.name, (covers,), absent))
     return out
 
 
@@ -240,6 +250,8 @@ class Plan:
     device: str
     assets: pd.DataFrame
     cells: pd.DataFrame | None
+    #: Separately timed work: (what, seconds, record, seconds of it whose files are missing
+    #: from this machine's data folder, which a run here skips).
     extra: list = field(default_factory=list)
     basis: str = ""
     notes: list = field(default_factory=list)
@@ -251,9 +263,22 @@ class Plan:
 
     @property
     def seconds(self) -> float | None:
+        """The whole profile's projected seconds, with the work of files missing here."""
         if self.cells is None:
             return None
-        return float(self.cells["projected (s)"].sum()) + sum(s for _, s, _ in self.extra)
+        return float(self.cells["projected (s)"].sum()) + sum(e[1] for e in self.extra)
+
+    @property
+    def seconds_here(self) -> float | None:
+        """The projected seconds of a run on this machine, which skips the tasks whose
+        files are missing (:attr:`absent`)."""
+        return None if self.seconds is None else self.seconds - self.absent
+
+    @property
+    def absent(self) -> float:
+        """Seconds of the separately timed work (:attr:`extra`) whose tasks' files are
+        missing from this machine's data folder: a run here skips them."""
+        return float(sum(e[3] for e in self.extra))
 
     @property
     def lower_bound(self) -> bool:
@@ -342,7 +367,7 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
                      "a lower bound")
     measured = _values(spec, rec["parameters"].get("profile", "default"), rec["parameters"])
     target = _values(spec, profile, {})
-    covered = {name for _, _, _, names in extra for name in names}
+    covered = {name for _, _, _, names, _ in extra for name in names}
     unknown = sorted(n for n in spec if n not in NOT_WORK and n not in covered
                      and _ratio(measured[n], target[n]) is None)
     unknown += [p for p in book_params(stem).data_size  # an older record: not applied
@@ -352,8 +377,14 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         notes.append(f"the measured run does not do the work of {', '.join(unknown)} at this "
                      f"profile and no record times it: the projection leaves it out "
                      f"(a lower bound)")
-    return Plan(stem, profile, workers, "cuda" if gpu else "cpu", assets, cells,
-                [e[:3] for e in extra], basis, notes, unknown, not rec.get("complete", True))
+    p = Plan(stem, profile, workers, "cuda" if gpu else "cpu", assets, cells,
+             [(*e[:3], e[4]) for e in extra], basis, notes, unknown,
+             not rec.get("complete", True))
+    if p.absent:
+        notes.append(f"{p.absent / 3600:,.2f} h of it are tasks whose files are missing "
+                     f"here: a run on this machine skips them and takes "
+                     f"{p.seconds_here / 3600:,.2f} h")
+    return p
 
 
 def book_params(chapter: str):
@@ -421,8 +452,9 @@ def save_projection(chapter: str, profile: str = "paper", workers: int | None = 
     out = {"chapter": p.chapter, "profile": profile, "workers": p.workers, "device": p.device,
            "made": datetime.now(UTC).isoformat(timespec="seconds"),
            "commit": source_state()["commit"], "basis": p.basis,
-           "seconds": round(p.seconds, 1), "lower_bound": p.lower_bound, "cells": cells,
-           "extra": [[what, round(float(sec), 1)] for what, sec, _ in p.extra]}
+           "seconds": round(p.seconds_here, 1), "lower_bound": p.lower_bound, "cells": cells,
+           "extra": [[what, round(float(sec - absent), 1)] for what, sec, _, absent in p.extra],
+           "skipped_here": round(p.absent, 1)}
     path = _projection_path(p.chapter)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
