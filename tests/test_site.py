@@ -20,15 +20,19 @@ SHOTS = REPO / "_build" / "screenshots"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run"]
+#: Every page of the built book, by a short name (the screenshot's), each visited once.
 PAGES = {
-    "chapter": "book/generated/03-pm-three-outputs.html",
-    "verdicts": "book/generated/verdicts.html",
-    "intro": "book/intro.html",
-    "reproducibility": "book/generated/reproducibility.html",
-    "audit": "book/generated/A-audit.html",
-    "mechanism": "book/generated/B-mechanism.html",
-    "course": "book/generated/course.html",
+    **{stem: f"book/generated/{stem}.html" for stem in (
+        "01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof", "05-hiera", "A-audit",
+        "B-mechanism", "C-compare", "verdicts", "reproducibility", "rerun", "course",
+        "reconstructions")},
+    **{stem: f"book/{stem}.html" for stem in ("intro", "changelog", "references")},
 }
+#: Pages that must show typeset math, and pages that must show a figure.
+MATH_PAGES = ("01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof", "05-hiera", "A-audit",
+              "intro")
+FIGURE_PAGES = ("01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof", "05-hiera", "A-audit",
+                "C-compare")
 RAW_TEX = ("\\varepsilon", "\\frac", "\\mathbb", "\\operatorname", "$$", "\\[", "\\(")
 
 # Text of the page outside code blocks, where raw TeX would show if MathJax did not run.
@@ -121,22 +125,35 @@ def _visit(browser, server, path):
     return page, outside, failed
 
 
+def test_every_built_page_is_visited():
+    """The page list is the book: a new page is visited too."""
+    built = {p.relative_to(SITE).as_posix() for p in _built_pages()}
+    assert built == set(PAGES.values()), built ^ set(PAGES.values())
+
+
 @pytest.mark.parametrize("name", list(PAGES))
-def test_page_renders_offline(browser, server, name):
+def test_page_renders_offline_and_fits_its_column(browser, server, name):
+    """One visit per page: nothing requested outside the machine, no failed request or
+    script error, no broken image, no raw TeX, math typeset and figures shown where the page
+    has them, and no table, formula or printed line wider than the text column."""
     page, outside, failed = _visit(browser, server, PAGES[name])
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
-    assert not outside, f"{name} requested URLs outside the machine: {outside}"
-    assert not failed, f"{name} has failed requests: {failed}"
-    assert page.evaluate(_BROKEN_IMAGES) == [], f"{name} has broken images"
+    broken = page.evaluate(_BROKEN_IMAGES)
     prose = page.evaluate(_PROSE_TEXT)
+    wide = page.evaluate(_WIDE_TABLES) + page.evaluate(_WIDE_MATH) + page.evaluate(_WIDE_OUTPUT)
+    math, images = page.locator("mjx-container").count(), page.locator("img").count()
+    verdicts = _verdicts_page_problems(page) if name == "verdicts" else []
+    page.context.close()
+    assert not outside, f"{name} requested URLs outside the machine: {outside}"
+    assert not failed, f"{name} has failed requests or script errors: {failed}"
+    assert broken == [], f"{name} has broken images"
     leftover = [t for t in RAW_TEX if t in prose]
     assert not leftover, f"{name} shows raw TeX: {leftover}"
-    if name in ("chapter", "intro", "audit"):
-        assert page.locator("mjx-container").count() > 5, f"{name}: MathJax rendered no math"
-    if name in ("chapter", "audit"):
-        assert page.locator("img").count() >= 1, f"{name} page has no figure"
-    page.context.close()
+    assert name not in MATH_PAGES or math > 5, f"{name}: MathJax rendered no math"
+    assert name not in FIGURE_PAGES or images >= 1, f"{name} page has no figure"
+    assert not wide, wide
+    assert not verdicts, verdicts
 
 
 def test_visit_catches_outside_requests_missing_files_and_broken_images(browser, tmp_path):
@@ -155,18 +172,23 @@ def test_visit_catches_outside_requests_missing_files_and_broken_images(browser,
     assert len(broken) == 2
 
 
-def test_verdicts_page_lists_chapter_claims(browser, server):
-    page, _, _ = _visit(browser, server, PAGES["verdicts"])
-    rows = page.locator("table.ldp-verdicts tbody tr")
-    assert rows.count() >= 1, "the verdicts table is empty"
-    link = rows.first.locator("a").first.get_attribute("href")
-    assert re.match(r"0\d-[a-z-]+\.html(#|$)", link), link  # the first chapter's page
+def _verdicts_page_problems(page) -> list[str]:
+    """What is wrong with the Verdicts page: an empty verdicts table, a first row not linking
+    to a chapter, not one coverage bar and one item table per item list."""
     from ldp_companion.edition import book
 
-    assert page.locator("div.ldp-coverage-bar").count() == len(book.ITEMS), \
-        "one coverage bar per item list"
-    assert page.locator("details table.ldp-items").count() == len(book.ITEMS)
-    page.context.close()
+    rows = page.locator("table.ldp-verdicts tbody tr")
+    if rows.count() < 1:
+        return ["the verdicts table is empty"]
+    out = []
+    link = rows.first.locator("a").first.get_attribute("href")
+    if not re.match(r"0\d-[a-z-]+\.html(#|$)", link):  # the first chapter's page
+        out.append(f"the first verdict links to {link}")
+    if page.locator("div.ldp-coverage-bar").count() != len(book.ITEMS):
+        out.append("not one coverage bar per item list")
+    if page.locator("details table.ldp-items").count() != len(book.ITEMS):
+        out.append("not one item table per item list")
+    return out
 
 
 # TeX that MathJax did not typeset: inline $...$, a backslash command, a braced sub/superscript,
@@ -477,17 +499,6 @@ def test_table_width_check_catches_a_wide_table(browser):
     assert len(page.evaluate(_WIDE_TABLES)) == 1
     assert len(page.evaluate(_WIDE_OUTPUT)) == 1  # the long line, not the forty short ones
     page.close()
-
-
-@pytest.mark.parametrize("chapter", ["01-tldp", "02-tvg", "03-pm-three-outputs", "04-spof",
-                                     "05-hiera", "A-audit", "B-mechanism", "reproducibility",
-                                     "rerun"])
-def test_every_table_formula_and_printed_line_fits_the_text_column(browser, server, chapter):
-    page, _, failed = _visit(browser, server, f"book/generated/{chapter}.html")
-    wide = page.evaluate(_WIDE_TABLES) + page.evaluate(_WIDE_MATH) + page.evaluate(_WIDE_OUTPUT)
-    page.context.close()
-    assert not wide, wide
-    assert not [f for f in failed if f.startswith("JS error")], failed
 
 
 def test_each_script_appears_once_on_a_page():
