@@ -92,7 +92,19 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
         "cells": cells,
         "first_read": first_read,
         "verdicts": _verdicts(Path(notebook)) if verdicts else None,
+        "missing_assets": _missing_assets(Path(notebook).stem, nb),
     }
+
+
+def _missing_assets(chapter: str, nb: dict) -> list[str]:
+    """The data assets the run's profile uses that were not usable where it ran (missing,
+    partial or failing their checksum): the run skipped the work that needs them, which the
+    planner must not read as timed. Made on the machine of the run, right after it."""
+    from ldp_companion.edition.data_fetch import status
+
+    profile = nb["metadata"].get("papermill", {}).get("parameters", {}).get("profile")
+    states = status([chapter], profile)["state"]
+    return sorted(a for a, s in states.items() if s not in ("present", "bundled"))
 
 
 def _side_record(stem: Path, kind: str) -> dict:

@@ -216,6 +216,28 @@ def test_repetitions_multiply_the_grid_and_sizes_the_whole_cell(tmp_path):
     assert not planning._repeats("n_mean", 10) and not planning._repeats("expand", 20)
 
 
+def test_a_record_made_without_some_files_bounds_the_work_that_needs_them(tmp_path):
+    """A paper-profile record made where some of the profile's files were missing did not do
+    the work that needs them: the projection from it is a lower bound that names them, unless
+    a separately timed record covers those tasks."""
+    _scaling(tmp_path, [(1, 1.0), (2, 2.0)])
+    rec = {"chapter": "02-tvg", "parameters": {"profile": "paper"}, "machine": "2 cores",
+           "seconds": 10.0, "cells": [{"cell": 3, "code": "x", "seconds": 10.0, "uses": []}],
+           "missing_assets": []}
+    (tmp_path / "02-tvg-paper.json").write_text(json.dumps(rec))
+    assert not planning.plan("tvg", "paper", 2, "cpu", tmp_path).lower_bound
+    rec["missing_assets"] = ["cifar10", "mnist"]
+    (tmp_path / "02-tvg-paper.json").write_text(json.dumps(rec))
+    part = planning.plan("tvg", "paper", 2, "cpu", tmp_path)
+    assert part.lower_bound
+    assert part.unmeasured == ["tasks without their files (cifar10, mnist)"]
+    (tmp_path / "type1-test.json").write_text(json.dumps(
+        {"machine": "2 cores", "device": "cpu", "chapter": "02-tvg", "covers": "paper_tasks_1",
+         "rows": [{"task": "mnist", "hours_one_worker": 2.0}]}))
+    timed = planning.plan("tvg", "paper", 2, "cpu", tmp_path)  # mnist's work is timed apart
+    assert timed.unmeasured == ["tasks without their files (cifar10)"]
+
+
 def test_a_separately_timed_slice_adds_the_work_it_covers(tmp_path, monkeypatch):
     """A record naming a chapter and the task-list parameter it covers (type1_steps.py) adds
     the profile's tasks of that parameter, and that parameter no longer bounds the total; the

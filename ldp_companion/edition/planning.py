@@ -236,7 +236,7 @@ def _extra_work(chapter: str, profile: str, workers: int, gpu: bool, folder: Pat
         per = 3600 / speedup(1 if gpu else workers, folder)
         absent = sum(h for task, h in hours.items() if _absent_here(task)) * per
         out.append((f"{rec.get('what', covers)} ({', '.join(tasks)}; {path.name})",
-                    sum(hours.values()) * per, path.name, (covers,), absent))
+                    sum(hours.values()) * per, path.name, (covers,), absent, tasks))
     return out
 
 
@@ -367,7 +367,7 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
                      "a lower bound")
     measured = _values(spec, rec["parameters"].get("profile", "default"), rec["parameters"])
     target = _values(spec, profile, {})
-    covered = {name for _, _, _, names, _ in extra for name in names}
+    covered = {name for e in extra for name in e[3]}
     unknown = sorted(n for n in spec if n not in NOT_WORK and n not in covered
                      and _ratio(measured[n], target[n]) is None)
     unknown += [p for p in book_params(stem).data_size  # an older record: not applied
@@ -377,6 +377,11 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         notes.append(f"the measured run does not do the work of {', '.join(unknown)} at this "
                      f"profile and no record times it: the projection leaves it out "
                      f"(a lower bound)")
+    lacking = sorted(set(rec.get("missing_assets", [])) - {t for e in extra for t in e[5]})
+    if lacking:
+        unknown.append(f"tasks without their files ({', '.join(lacking)})")
+        notes.append(f"the measured run lacked the files of {', '.join(lacking)}: the work "
+                     "that needs them is left out (a lower bound)")
     p = Plan(stem, profile, workers, "cuda" if gpu else "cpu", assets, cells,
              [(*e[:3], e[4]) for e in extra], basis, notes, unknown,
              not rec.get("complete", True))
