@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import nbformat
 import pytest
 
 from ldp_companion.edition import cards
-from ldp_companion.verdicts.coverage import Item, PaperItems
+from ldp_companion.verdicts.coverage import Item, PaperItems, load_coverage
 from ldp_companion.verdicts.ledger import Ledger
 
 CHAPTER = "05-hiera"
@@ -56,6 +57,18 @@ def test_a_card_counts_items_claims_compute_and_data(tmp_path):
     assert "1 figure or table not reproduced: Fig. 4" in text
     assert "1 item of the paper that does not hold: Theorem 2" in text
     assert "h on 2 cores" in text and "core-hours" in text  # the paper profile's projection
+
+
+def test_a_card_counts_the_items_drawn_by_the_run_at_the_paper_s_scale(tmp_path):
+    _run(tmp_path)
+    items = load_coverage(tmp_path)[CHAPTER]
+    run = "run at the paper's scale of 2026-12-02 (commit abc1234)"
+    scaled = [replace(i, scale=run) if i.ref in ("Fig. 1", "Fig. 2") else i for i in items.items]
+    replace(items, items=tuple(scaled)).save(tmp_path)
+    text = _text(cards.card_from_folder(CHAPTER, tmp_path))
+    assert ("1 reproduced at the paper's setup (1 of them by the recorded run at the paper's "
+            "scale) · 1 reduced (1 of them run at the paper's scale too, with other data)") in text
+    assert "Fig. 1 (the recorded run at the paper's scale)" in text
 
 
 def test_a_changed_verdict_or_profile_changes_the_card(tmp_path):

@@ -113,7 +113,8 @@ def _easy_hard(chapter: str, items: PaperItems, claims: pd.DataFrame) -> tuple[d
     verdict = claims.set_index("claim_id")["verdict"] if len(claims) else pd.Series(dtype=str)
     checked = [i for i in items.items if i.status == "checked" and i.claims]
     held = [i.ref for i in checked if all(verdict.get(c) == "holds" for c in i.claims)]
-    reproduced = [i.ref for i in items.items if i.status == "reproduced"]
+    reproduced = [i.ref + (" (the recorded run at the paper's scale)" if i.scale else "")
+                  for i in items.items if i.status == "reproduced"]
     easy = {"Reproduced at the paper's setup": ", ".join(reproduced) or "none in this run",
             "Checked here": f"{len(held)} of {len(checked)} checked items hold in every claim "
                             "that tests them"}
@@ -138,6 +139,24 @@ def _easy_hard(chapter: str, items: PaperItems, claims: pd.DataFrame) -> tuple[d
             hard.append(_count(len(bad), "item", "items") + " of the paper that "
                         + ("does" if len(bad) == 1 else "do") + " not hold: " + ", ".join(bad))
     return easy, hard
+
+
+def _item_text(items: PaperItems) -> str:
+    """The items by status; of the reproduced and the reduced ones, how many the chapter's
+    recorded run at the paper's scale drew (a reduced one there had other data: the item's
+    ``differs`` says which)."""
+    parts = []
+    for status, n in items.counts().items():
+        if not n:
+            continue
+        text = f"{n} {status}" + (" at the paper's setup" if status == "reproduced" else "")
+        scaled = sum(i.status == status and bool(i.scale) for i in items.items)
+        if scaled and status == "reproduced":
+            text += f" ({scaled} of them by the recorded run at the paper's scale)"
+        elif scaled:
+            text += f" ({scaled} of them run at the paper's scale too, with other data)"
+        parts.append(text)
+    return " · ".join(parts)
 
 
 def _elsewhere(items: PaperItems, others: pd.DataFrame | None) -> str:
@@ -165,9 +184,7 @@ def card_html(chapter: str, items: PaperItems, claims: pd.DataFrame, *, profile:
         Other chapters' ledgers: the verdicts of their claims that test this paper's items
         too (the items' ``also``; a row "Tested in another chapter too" when there are any).
     """
-    counts = items.counts()
-    item_text = " · ".join(f"{n} {s}" + (" at the paper's setup" if s == "reproduced" else "")
-                           for s, n in counts.items() if n)
+    item_text = _item_text(items)
     tally = claims["verdict"].value_counts() if len(claims) else pd.Series(dtype=int)
     names = {"holds": "hold", "partly": "hold partly", "fails": "fail",
              "inconclusive": "undecided", "not checked offline": "not checked offline"}
