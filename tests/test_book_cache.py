@@ -87,6 +87,16 @@ def test_cache_key_follows_source_parameters_and_only_imported_chapter_packages(
     assert pkg / "hiera" / "levels.py" in files and pkg / "pm" / "theory.py" not in files
 
 
+def test_the_digest_knows_every_chapter_package():
+    """A chapter package the code digest does not list would count as shared code: every
+    chapter's cache key and every grid's stored cells would follow it."""
+    from ldp_companion.edition import book
+    from ldp_companion.execution.grid_store import CHAPTER_PACKAGES, COMPARE
+
+    names = {module.__name__.split(".")[-1] for module in book.PACKAGES.values()}
+    assert names == {*CHAPTER_PACKAGES, COMPARE}
+
+
 def test_cache_key_leaves_out_the_floors_above_and_follows_what_appendix_c_reads(tiny_book):
     """A chapter never imports the edition or the command line (the layout test): editing a
     card keeps every chapter's cache (and a paper run's grid cells). Appendix C's page imports
