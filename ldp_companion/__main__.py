@@ -334,9 +334,9 @@ def _plan(args) -> int:
             ["cell", "code", "measured (s)", "factors", "projected (s)"]]
         print(table.to_string(index=False, na_rep="", float_format=lambda v: f"{v:,.1f}")
               .replace("\n", "\n  ").join(["  ", ""]))
-        for what, seconds, _, absent in p.extra:
-            print(f"  + {what}: {seconds:,.0f} s"
-                  + (f" ({absent:,.0f} s of it skipped here: files missing)" if absent else ""))
+        for e in p.extra:
+            print(f"  + {e.what}: {e.seconds:,.0f} s"
+                  + (f" ({e.absent:,.0f} s of it skipped here: files missing)" if e.absent else ""))
         bound = "at least " if p.lower_bound else ""
         print(f"\nTotal, projected: {bound}{p.seconds / 3600:,.2f} h "
               f"({bound}{p.seconds:,.0f} s); a projection, not a measurement")

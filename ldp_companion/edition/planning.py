@@ -27,6 +27,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -214,9 +215,20 @@ def _absent_here(task: str) -> bool:
     return task in paper_assets.ASSETS and bool(paper_assets.missing(task))
 
 
-def _extra_work(chapter: str, profile: str, workers: int, gpu: bool, folder: Path) -> list:
-    """Work the measured profile skips that a benchmark timed on its own, as (what, seconds,
-    record, parameters covered, seconds of it whose files are missing here): a record naming
+class Extra(NamedTuple):
+    """Work a benchmark timed on its own (:func:`_extra_work`)."""
+
+    what: str
+    seconds: float  # projected, on the plan's workers or device
+    record: str  # the benchmark record's file name
+    covers: tuple  # the task-list parameters whose work it times
+    absent: float  # seconds of it whose tasks' files are missing here: a run here skips them
+    tasks: tuple  # the tasks it adds
+
+
+def _extra_work(chapter: str, profile: str, workers: int, gpu: bool,
+                folder: Path) -> list[Extra]:
+    """Work the measured profile skips that a benchmark timed on its own: a record naming
     the ``chapter``, the task-list parameter it ``covers`` and each task's hours on one worker
     (``benchmarks/type1_steps.py``), on the device asked for. The profile's tasks of that
     parameter are added; one GPU runs them one after the other, CPU workers side by side."""
@@ -235,8 +247,8 @@ def _extra_work(chapter: str, profile: str, workers: int, gpu: bool, folder: Pat
         hours = {r["task"]: r["hours_one_worker"] for r in rec["rows"] if r["task"] in tasks}
         per = 3600 / speedup(1 if gpu else workers, folder)
         absent = sum(h for task, h in hours.items() if _absent_here(task)) * per
-        out.append((f"{rec.get('what', covers)} ({', '.join(tasks)}; {path.name})",
-                    sum(hours.values()) * per, path.name, (covers,), absent, tasks))
+        out.append(Extra(f"{rec.get('what', covers)} ({', '.join(tasks)}; {path.name})",
+                         sum(hours.values()) * per, path.name, (covers,), absent, tuple(tasks)))
     return out
 
 
@@ -250,9 +262,7 @@ class Plan:
     device: str
     assets: pd.DataFrame
     cells: pd.DataFrame | None
-    #: Separately timed work: (what, seconds, record, seconds of it whose files are missing
-    #: from this machine's data folder, which a run here skips).
-    extra: list = field(default_factory=list)
+    extra: list[Extra] = field(default_factory=list)  # work timed apart
     basis: str = ""
     notes: list = field(default_factory=list)
     #: Parameters whose work at this profile the measured run does not do (nor a separate
@@ -266,7 +276,7 @@ class Plan:
         """The whole profile's projected seconds, with the work of files missing here."""
         if self.cells is None:
             return None
-        return float(self.cells["projected (s)"].sum()) + sum(e[1] for e in self.extra)
+        return float(self.cells["projected (s)"].sum()) + sum(e.seconds for e in self.extra)
 
     @property
     def seconds_here(self) -> float | None:
@@ -278,7 +288,7 @@ class Plan:
     def absent(self) -> float:
         """Seconds of the separately timed work (:attr:`extra`) whose tasks' files are
         missing from this machine's data folder: a run here skips them."""
-        return float(sum(e[3] for e in self.extra))
+        return float(sum(e.absent for e in self.extra))
 
     @property
     def lower_bound(self) -> bool:
@@ -367,7 +377,7 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
                      "a lower bound")
     measured = _values(spec, rec["parameters"].get("profile", "default"), rec["parameters"])
     target = _values(spec, profile, {})
-    covered = {name for e in extra for name in e[3]}
+    covered = {name for e in extra for name in e.covers}
     unknown = sorted(n for n in spec if n not in NOT_WORK and n not in covered
                      and _ratio(measured[n], target[n]) is None)
     unknown += [p for p in book_params(stem).data_size  # an older record: not applied
@@ -377,14 +387,13 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         notes.append(f"the measured run does not do the work of {', '.join(unknown)} at this "
                      f"profile and no record times it: the projection leaves it out "
                      f"(a lower bound)")
-    lacking = sorted(set(rec.get("missing_assets", [])) - {t for e in extra for t in e[5]})
+    lacking = sorted(set(rec.get("missing_assets", [])) - {t for e in extra for t in e.tasks})
     if lacking:
         unknown.append(f"tasks without their files ({', '.join(lacking)})")
         notes.append(f"the measured run lacked the files of {', '.join(lacking)}: the work "
                      "that needs them is left out (a lower bound)")
     p = Plan(stem, profile, workers, "cuda" if gpu else "cpu", assets, cells,
-             [(*e[:3], e[4]) for e in extra], basis, notes, unknown,
-             not rec.get("complete", True))
+             extra, basis, notes, unknown, not rec.get("complete", True))
     if p.absent:
         notes.append(f"{p.absent / 3600:,.2f} h of it are tasks whose files are missing "
                      f"here: a run on this machine skips them and takes "
@@ -458,7 +467,7 @@ def save_projection(chapter: str, profile: str = "paper", workers: int | None = 
            "made": datetime.now(UTC).isoformat(timespec="seconds"),
            "commit": source_state()["commit"], "basis": p.basis,
            "seconds": round(p.seconds_here, 1), "lower_bound": p.lower_bound, "cells": cells,
-           "extra": [[what, round(float(sec - absent), 1)] for what, sec, _, absent in p.extra],
+           "extra": [[e.what, round(float(e.seconds - e.absent), 1)] for e in p.extra],
            "skipped_here": round(p.absent, 1)}
     path = _projection_path(p.chapter)
     path.parent.mkdir(parents=True, exist_ok=True)
