@@ -3,7 +3,9 @@
 papermill stores each cell's duration in the notebook it writes, and writes it every few seconds
 while the run goes on, so a run stopped by a time limit still says which cells finished and how
 long they took. Each cell of the record also lists the parameters it read (``cfg.<name>`` in its
-code, and every parameter the run noted it read, ``<chapter>.reads.json``) and the experiment
+code, in a name an earlier cell filled with parameter values, such as ``grid = dict(runs=cfg.runs)``
+passed on as ``**grid``, and every parameter the run noted it read, ``<chapter>.reads.json``) and
+the experiment
 grids it ran with their wall time (``<chapter>.grids.json``), so that a run at one profile can
 be projected to another and to more workers (:mod:`ldp_companion.edition.planning`). This script
 turns one executed notebook (with its ``.run.json`` when the run finished, and the verdicts of
@@ -24,6 +26,7 @@ gets the lower bound ``S`` minus the finished cells' time.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 from pathlib import Path
@@ -36,6 +39,52 @@ def _first_line(source) -> str:
     text = source if isinstance(source, str) else "".join(source)
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith(":")]
     return lines[0][:80] if lines else ""
+
+
+def _text(source) -> str:
+    return source if isinstance(source, str) else "".join(source)
+
+
+def _cfg_reads(node: ast.AST) -> set[str]:
+    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name) and n.value.id == "cfg"}
+
+
+def _carried_uses(sources: list[str]) -> list[set[str]]:
+    """Per code cell, the parameters it reads through a name an earlier cell bound to
+    parameter values: a ``dict(...)`` call, a dict, list or tuple display, or ``cfg.<name>``
+    itself, holding ``cfg`` reads (``grid = dict(runs=cfg.runs, n_max=cfg.n_max)``, later
+    ``**grid``). A name bound to anything else (a grid's result) carries nothing: a cell that
+    plots results does not grow with the parameters that made them."""
+    holds: dict[str, set[str]] = {}
+    out = []
+    for source in sources:
+        lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+        try:
+            tree = ast.parse("\n".join(lines))
+        except SyntaxError:
+            out.append(set())
+            continue
+        loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+                  and isinstance(n.ctx, ast.Load)}
+        out.append(set().union(*(holds[n] for n in loaded if n in holds)))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if not isinstance(target, ast.Name):
+                        continue
+                    if _holds_parameters(node.value):
+                        holds[target.id] = _cfg_reads(node.value)
+                    else:  # bound again to something else
+                        holds.pop(target.id, None)
+    return out
+
+
+def _holds_parameters(value: ast.AST) -> bool:
+    bundle = isinstance(value, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Attribute)) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+        and value.func.id == "dict")
+    return bundle and bool(_cfg_reads(value))
 
 
 def record(notebook: Path, machine: str, stopped_after: float | None = None,
@@ -51,6 +100,7 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
     stem = Path(notebook).with_suffix("")
     reads, grids = (_side_record(stem, kind) for kind in ("reads", "grids"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    carried = _carried_uses([_text(c["source"]) for c in code])
     for index, cell in enumerate(code):
         meta = cell["metadata"].get("papermill", {})
         status, seconds = meta.get("status"), meta.get("duration") or 0.0
@@ -61,13 +111,13 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
                 continue
         elif status != "running":
             continue
-        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        source = _text(cell["source"])
         count = str(cell.get("execution_count"))
         grid = grids.get(count, [])
         cells.append({"cell": index, "code": _first_line(source), "status": status,
                       "seconds": round(seconds, 1),
                       "uses": sorted(set(re.findall(r"\bcfg\.(\w+)", source))
-                                     | set(reads.get(count, []))),
+                                     | carried[index] | set(reads.get(count, []))),
                       "grid_seconds": round(sum(g["seconds"] for g in grid), 1),
                       "grids": grid})
     for cell in cells:

@@ -75,6 +75,22 @@ def test_record_of_a_finished_run(tmp_path, monkeypatch):
         ("step_1(cfg.runs, cfg.seed)", 30.0, ["runs", "seed"]), ("other cells", 1.5, [])]
 
 
+def test_a_cell_reads_the_parameters_an_earlier_cell_bundled_not_those_behind_a_result(
+        monkeypatch):
+    """Chapter 1's Fig. 1 (true ε) cell passed ``**grid`` (``runs``, ``n_max`` set two cells
+    above) and its record said it read no ``runs``: its projection missed the ×2 of the
+    paper's runs. A name bound to a grid's result carries nothing."""
+    paper_profile = _load("paper_profile", monkeypatch)
+    cells = ["%matplotlib inline\ngrid = dict(runs=cfg.runs, n_max=cfg.n_max)\nk = cfg.epochs",
+             "table = run_grid(cfg.tasks, **grid)",
+             "plot(table, k)\nmore(**grid)",
+             "grid = {'runs': 3}\nrerun(**grid)",
+             "rerun(**grid)",
+             "this is not python"]
+    assert paper_profile._carried_uses(cells) == [
+        set(), {"runs", "n_max"}, {"runs", "n_max", "epochs"}, {"runs", "n_max"}, set(), set()]
+
+
 def test_record_of_a_stopped_run_gives_the_running_cell_a_lower_bound(tmp_path, monkeypatch):
     paper_profile = _load("paper_profile", monkeypatch)
     path = _notebook(tmp_path, [("completed", 20.0), ("running", None), ("pending", None)])
