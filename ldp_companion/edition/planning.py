@@ -32,7 +32,7 @@ from typing import NamedTuple
 import pandas as pd
 
 __all__ = ["RESULTS", "records", "work", "speedup", "cores", "has_gpu", "project", "Plan",
-           "plan", "summary", "save_projection", "check", "checks", "OFF"]
+           "plan", "summary", "save_projection", "check", "checks", "largest_gap", "OFF"]
 
 #: The timing records shipped with the package (in the repository: ``benchmarks/results``).
 RESULTS = Path(__file__).resolve().parents[1] / "benchmark_results"
@@ -479,7 +479,11 @@ def check(chapter: str) -> pd.DataFrame | None:
     """The projection saved before ``chapter``'s paper run against the run's measured
     times, cell by cell (matched by their first line of code; the cells the projection sums
     as "other cells" together), with a total row; None without both records. ``cell`` is
-    the measured cell's index among the page's code cells."""
+    the measured cell's index among the page's code cells. Where the timing record the
+    projection rests on is still here, each cell also shows why it was projected so: the
+    ``basis (s)`` it was measured at, the work ``factors`` applied, the parameters whose work
+    could not be compared (``not comparable``: counted at the basis's size, a lower bound),
+    and ``measured / basis``, the factor the run really took."""
     from ldp_companion.execution import paper_scale
     from ldp_companion.execution.runner import find_chapter
 
@@ -497,21 +501,68 @@ def check(chapter: str) -> pd.DataFrame | None:
         measured[key] = measured.get(key, 0.0) + c["seconds"]
         where.setdefault(key, c["cell"])
     named = {c["code"][:_MATCH] for c in projection["cells"] if c["cell"] is not None}
+    why = _why(projection)
     rows = []
     for c in projection["cells"]:
         key = c["code"][:_MATCH]
         got = (measured.get(key, float("nan")) if c["cell"] is not None
                else sum(v for k, v in measured.items() if k not in named))
         rows.append({"cell": where.get(key, "") if c["cell"] is not None else "",
-                     "code": c["code"], "projected (s)": c["projected"], "measured (s)": got})
+                     "code": c["code"], **why.get(key, {}), "projected (s)": c["projected"],
+                     "measured (s)": got})
     for what, seconds in projection.get("extra", []):
         rows.append({"cell": "", "code": what, "projected (s)": seconds,
                      "measured (s)": float("nan")})
     rows.append({"cell": "", "code": "total", "projected (s)": projection["seconds"],
                  "measured (s)": float(record.run["seconds"])})
     table = pd.DataFrame(rows)
+    if "basis (s)" in table:
+        table["measured / basis"] = table["measured (s)"] / table["basis (s)"]
     table["measured / projected"] = table["measured (s)"] / table["projected (s)"]
     return table
+
+
+def largest_gap(chapter: str, table: pd.DataFrame) -> str:
+    """One line on the cell of :func:`check`'s ``table`` whose measured time is farthest from
+    its projection, in seconds: what the projection assumed (the basis's time and the work
+    factors) against the factor the run took, and which way the model erred, beyond
+    :data:`OFF` (the run grew by less than the factors it was charged: a parameter the cell
+    reads but its work does not follow, or a fixed cost; by more: work the factors miss,
+    such as a parameter not comparable)."""
+    cells = table.iloc[:-1].dropna(subset=["measured (s)"])
+    gap = cells.loc[(cells["measured (s)"] - cells["projected (s)"]).abs().idxmax()]
+    text = (f"{chapter}: the largest gap is cell {gap['cell']} (`{gap['code']}`), projected "
+            f"{gap['projected (s)']:,.0f} s, measured {gap['measured (s)']:,.0f} s")
+    if pd.isna(gap.get("basis (s)", float("nan"))):
+        return text + "."
+    took, charged = gap["measured / basis"], gap["projected (s)"] / gap["basis (s)"]
+    assumed = gap["factors"] or "no work factor"
+    text += (f". It was {gap['basis (s)']:,.1f} s in the record the projection rests on, "
+             f"projected × {charged:.3g} ({assumed}); the run took × {took:.3g}")
+    if gap["not comparable"]:
+        text += f", with {gap['not comparable']} not comparable (counted at the basis's size)"
+    if took < charged / (1 + OFF):
+        return text + (": less than the factors it was charged, so a parameter the cell "
+                       "reads does not drive its work, or a fixed cost (start-up, loading) "
+                       "that does not grow weighs in the basis.")
+    if took > charged * (1 + OFF):
+        return text + (": more than its factors, so some of its work follows a parameter "
+                       "the projection could not count, or grows faster than in proportion.")
+    return text + "."
+
+
+def _why(projection: dict) -> dict[str, dict]:
+    """Per projected cell (by its first code line), the basis record's time and the factors
+    and incomparable parameters the projection applied: :func:`project` of that record
+    (named first in the projection's ``basis``) again, {} when the record is gone."""
+    name = projection["basis"].split(":")[0]
+    found = [r for r in records(projection["chapter"]) if r["file"] == name]
+    if not found:
+        return {}
+    cells = project(found[0], projection["profile"], projection["workers"])
+    return {c["code"][:_MATCH]: {"basis (s)": c["measured (s)"], "factors": c["factors"],
+                                 "not comparable": c["not comparable"]}
+            for _, c in cells.iterrows() if not pd.isna(c["cell"])}
 
 
 def checks() -> pd.DataFrame:
@@ -532,5 +583,7 @@ def checks() -> pd.DataFrame:
                      "measured (h)": total["measured (s)"] / 3600, "measured / projected": ratio,
                      "projected on": projection["made"][:10],
                      "run on": paper_scale.load(path.stem).record["finished"][:10],
+                     "projection": "a lower bound" if projection.get("lower_bound")
+                     else "an estimate",
                      f"more than {OFF:.0%} off": "yes" if abs(ratio - 1) > OFF else "no"})
     return pd.DataFrame(rows)
