@@ -88,8 +88,10 @@ def test_a_plan_without_a_record_or_with_unmeasured_work_says_so(tmp_path):
     (tmp_path / "01-tldp-test.json").write_text(json.dumps(rec))
     torch_chapter = planning.plan("tldp", "paper", 16, "cuda", tmp_path)
     assert "no run of this chapter was timed on a GPU" in torch_chapter.notes[0]
-    tvg = planning.plan("tvg", "paper", 16, "cpu")  # shipped records: paper networks unmeasured
-    assert tvg.lower_bound and "paper_tasks" in tvg.unmeasured
+    # shipped records: chapter 2's paper run here lacked the files of Types II-III's paper
+    # networks, and no record times them apart: a lower bound that names them
+    tvg = planning.plan("tvg", "paper", 16, "cpu")
+    assert tvg.lower_bound and any("cifar10" in u and "imdb" in u for u in tvg.unmeasured)
     with pytest.raises(ValueError, match="workers"):
         planning.plan("hiera", "paper", 0)
     with pytest.raises(ValueError, match="device"):
