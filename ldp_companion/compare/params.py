@@ -15,8 +15,9 @@ PARAMS = ChapterParams("C-compare", {
                    {"smoke": 20, "default": 100, "paper": 200}),
     "coverage_n": ("outputs per input of each audit of the auditor's coverage test",
                    {"smoke": 1_000, "default": 2_000, "paper": 10_000}),
-    "tensor_shape": ("tensor shape of the tensor mechanisms (MNIST, TLDP Sec. V and TVG Sec. VIII)",
-                     every_profile([28, 28])),
+    "tensor_shape": ("tensor shape of the tensor mechanisms (MNIST, TLDP Sec. V and TVG Sec. VIII;"
+                     " smoke: a quarter of it, since an audit fits each entry)",
+                     {"smoke": [14, 14], "default": [28, 28], "paper": [28, 28]}),
     "value_range": ("range Δ of a tensor entry (8-bit pixels, TLDP Table I)", every_profile(256.0)),
     "delta": ("δ of the (ε, δ) mechanisms (TVG's figures: 10⁻⁵)", every_profile(1e-5),
               Number(0.0, 1.0)),
