@@ -32,7 +32,8 @@ from typing import NamedTuple
 import pandas as pd
 
 __all__ = ["RESULTS", "records", "work", "speedup", "cores", "has_gpu", "project", "Plan",
-           "plan", "summary", "save_projection", "check", "checks", "largest_gap", "OFF"]
+           "plan", "summary", "save_projection", "check", "check_view", "checks",
+           "largest_gap", "OFF"]
 
 #: The timing records shipped with the package (in the repository: ``benchmarks/results``).
 RESULTS = Path(__file__).resolve().parents[1] / "benchmark_results"
@@ -520,6 +521,22 @@ def check(chapter: str) -> pd.DataFrame | None:
         table["measured / basis"] = table["measured (s)"] / table["basis (s)"]
     table["measured / projected"] = table["measured (s)"] / table["projected (s)"]
     return table
+
+
+def check_view(table: pd.DataFrame, width: int = 36) -> pd.DataFrame:
+    """:func:`check`'s table as the page shows it, narrow enough for the text column: each
+    cell's code cut to ``width`` characters, and what its projection assumed in one column
+    (``projected as``: the basis's seconds × the work factors)."""
+    view = pd.DataFrame({"code": [c if len(c) <= width else c[:width - 1] + "…"
+                                  for c in table["code"]]})
+    if "basis (s)" in table:
+        view["projected as"] = [
+            "" if pd.isna(b) else f"{b:,.1f} s" + (f" × {f}" if f else "")
+            for b, f in zip(table["basis (s)"], table["factors"].fillna(""))]
+        view["not comparable"] = table["not comparable"].fillna("").to_numpy()
+    for column in ("projected (s)", "measured (s)", "measured / projected"):
+        view[column] = table[column].to_numpy()
+    return view
 
 
 def largest_gap(chapter: str, table: pd.DataFrame) -> str:
