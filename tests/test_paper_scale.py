@@ -151,8 +151,8 @@ def test_the_planner_is_checked_cell_by_cell_against_the_run(tmp_path, monkeypat
     assert row["measured / basis"] == pytest.approx(2 * charged, rel=0.01)
     view = planning.check_view(planning.check("spof")).set_index("code")  # as the page shows
     assert view.loc["fig3 = ex.fig3_grid(", "projected as"].startswith(
-        f"{row['basis (s)']:,.1f} s")
-    assert all(len(c) <= 36 for c in view.index)
+        f"{row['basis (s)']:,.1f}\u00a0s")
+    assert all(len(c) <= 30 for c in view.index)
     line = planning.largest_gap("04-spof", planning.check("spof"))
     assert "fig3 = ex.fig3_grid(" in line and f"took × {2 * charged:.3g}" in line
     assert "more than its factors" in line and "less than" not in line

@@ -523,17 +523,19 @@ def check(chapter: str) -> pd.DataFrame | None:
     return table
 
 
-def check_view(table: pd.DataFrame, width: int = 36) -> pd.DataFrame:
+def check_view(table: pd.DataFrame, width: int = 30) -> pd.DataFrame:
     """:func:`check`'s table as the page shows it, narrow enough for the text column: each
     cell's code cut to ``width`` characters, and what its projection assumed in one column
-    (``projected as``: the basis's seconds × the work factors)."""
+    (``projected as``: the basis's seconds × the work factors, then the parameters not
+    comparable)."""
     view = pd.DataFrame({"code": [c if len(c) <= width else c[:width - 1] + "…"
                                   for c in table["code"]]})
     if "basis (s)" in table:
         view["projected as"] = [
-            "" if pd.isna(b) else f"{b:,.1f} s" + (f" × {f}" if f else "")
-            for b, f in zip(table["basis (s)"], table["factors"].fillna(""))]
-        view["not comparable"] = table["not comparable"].fillna("").to_numpy()
+            "" if pd.isna(b) else f"{b:,.1f}\u00a0s" + (f" × {f}" if f else "")
+            + (f"; {n} not comparable" if n else "")
+            for b, f, n in zip(table["basis (s)"], table["factors"].fillna(""),
+                               table["not comparable"].fillna(""))]
     for column in ("projected (s)", "measured (s)", "measured / projected"):
         view[column] = table[column].to_numpy()
     return view
