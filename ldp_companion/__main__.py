@@ -116,6 +116,10 @@ def parser() -> argparse.ArgumentParser:
                       help="grid worker processes (default: this machine's cores)")
     plan.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                       help="cuda: a GPU machine (projected from runs timed on one)")
+    plan.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                      metavar=("NAME", "VALUE"),
+                      help="a parameter the run will be given in place of the profile's "
+                      "(as run -p; repeatable)")
     plan.add_argument("--save", action="store_true",
                       help="also keep the projection, to check a paper run against it "
                       "(benchmarks/results/paper-runs/CHAPTER.projection.json; before the run)")
@@ -314,8 +318,12 @@ def _data_fetch(args) -> int:
 def _plan(args) -> int:
     from ldp_companion.edition import planning
 
-    p = planning.plan(args.chapter, args.profile, args.workers, args.device)
-    print(f"{p.chapter}, profile {p.profile}, {p.workers} grid workers, device {p.device}\n")
+    overrides = {name: _value(value) for name, value in args.parameter}
+    p = planning.plan(args.chapter, args.profile, args.workers, args.device,
+                      overrides=overrides)
+    given = "".join(f", {k} = {v}" for k, v in overrides.items())
+    print(f"{p.chapter}, profile {p.profile}{given}, {p.workers} grid workers, "
+          f"device {p.device}\n")
     print("Data files:")
     if p.assets.empty:
         print("  none at this profile")
@@ -346,7 +354,8 @@ def _plan(args) -> int:
     for line in p.commands():
         print(f"  {line}")
     if args.save and p.cells is not None:
-        saved = planning.save_projection(args.chapter, args.profile, args.workers, args.device)
+        saved = planning.save_projection(args.chapter, args.profile, args.workers, args.device,
+                                         overrides)
         print(f"\nsaved the projection: {saved}")
     return 0
 

@@ -269,3 +269,27 @@ def test_a_separately_timed_slice_adds_the_work_it_covers(tmp_path, monkeypatch)
     (tmp_path / "02-tvg-gpu.json").write_text(json.dumps(rec))
     gpu = planning.plan("tvg", "paper", 16, "cuda", tmp_path)  # a CPU timing is not a GPU's
     assert "paper_tasks_1" in gpu.unmeasured and not gpu.extra
+
+
+def test_a_plan_projects_the_run_it_is_told_and_a_check_names_a_run_of_another_setup():
+    """Chapter 3's paper run here is given ``-p data stand-ins``: planned without it, the
+    projection was an estimate of the paper's files (its record ran random stand-in files);
+    with it, the data cannot be compared and the projection is a lower bound. A kept run
+    given a parameter the projection did not assume is named, never silently compared."""
+    from types import SimpleNamespace
+
+    plain = planning.plan("pm", "paper", 2, "cpu")
+    told = planning.plan("pm", "paper", 2, "cpu", overrides={"data": "stand-ins"})
+    assert not plain.lower_bound and told.lower_bound and "data" in told.unmeasured
+    assert "-p data stand-ins" in told.commands()[1]
+    with pytest.raises(ValueError, match="no parameter"):
+        planning.plan("pm", "paper", 2, "cpu", overrides={"dta": "stand-ins"})
+    projection = {"chapter": "03-pm-three-outputs", "profile": "paper"}
+    run = SimpleNamespace(run={"parameters": {"profile": "paper", "seed": 0,
+                                              "data": "stand-ins"}})
+    assert planning.setup_difference(projection, run) == \
+        "no: data = stand-ins, projected paper"
+    assert planning.setup_difference({**projection, "overrides": {"data": "stand-ins"}},
+                                     run) == ""
+    run.run["parameters"]["data"] = "paper"  # the profile's own value, given: the same run
+    assert planning.setup_difference(projection, run) == ""

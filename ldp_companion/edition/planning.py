@@ -151,8 +151,10 @@ def _values(spec: dict, profile: str, overrides: dict) -> dict:
     return {name: overrides.get(name, per[1][profile]) for name, per in spec.items()}
 
 
-def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -> pd.DataFrame:
-    """Each cell of ``rec`` projected to ``profile`` on ``workers`` grid workers.
+def project(rec: dict, profile: str, workers: int, folder: Path | None = None,
+            overrides: dict | None = None) -> pd.DataFrame:
+    """Each cell of ``rec`` projected to ``profile`` (with the parameter values
+    ``overrides``, as ``run -p NAME VALUE`` gives them) on ``workers`` grid workers.
 
     Returns
     -------
@@ -164,7 +166,7 @@ def project(rec: dict, profile: str, workers: int, folder: Path | None = None) -
     sized_after = {p: rec.get("first_read", {}).get(p) for p in params.data_size}
     run_profile = rec["parameters"].get("profile", "default")
     measured = _values(spec, run_profile, rec["parameters"])
-    target = _values(spec, profile, {})
+    target = _values(spec, profile, overrides or {})
     rec_workers = cores(rec)
 
     def gain(grid=None):
@@ -271,6 +273,8 @@ class Plan:
     unmeasured: list = field(default_factory=list)
     #: The record's run was stopped: its running cell's time is a lower bound.
     stopped: bool = False
+    #: Parameter values in place of the profile's (``run -p NAME VALUE``).
+    overrides: dict = field(default_factory=dict)
 
     @property
     def seconds(self) -> float | None:
@@ -297,7 +301,8 @@ class Plan:
 
     def commands(self) -> list[str]:
         number = self.chapter.split("-")[0]
-        run = f"python -m ldp_companion run {number} -p profile {self.profile} --out runs/"
+        given = "".join(f" -p {k} {v}" for k, v in self.overrides.items())
+        run = f"python -m ldp_companion run {number} -p profile {self.profile}{given} --out runs/"
         keep = [f"python -m ldp_companion keep runs/ {number}  # the run as the chapter's "
                 "record, shown on its page"] if self.profile == "paper" else []
         return [f"python -m ldp_companion data fetch {number} --profile {self.profile}",
@@ -323,9 +328,12 @@ def _newest_first(rec: dict) -> float:
 
 
 def plan(chapter: str, profile: str = "paper", workers: int | None = None,
-         device: str | None = None, folder: Path | None = None) -> Plan:
+         device: str | None = None, folder: Path | None = None,
+         overrides: dict | None = None) -> Plan:
     """The plan of ``chapter`` (name or number) at ``profile`` on ``workers`` grid workers
-    (default: this machine's cores) and ``device`` ("cpu" or "cuda": a GPU machine)."""
+    (default: this machine's cores) and ``device`` ("cpu" or "cuda": a GPU machine), with
+    the parameter values ``overrides`` in place of the profile's (``{"data": "stand-ins"}``,
+    as ``run -p data stand-ins`` runs it; names checked)."""
     import os
 
     from ldp_companion.edition import data_fetch
@@ -346,6 +354,9 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
     recs = records(stem, folder)
     gpu, notes = device == "cuda", []
     spec = book_params(stem).spec
+    overrides = dict(overrides or {})
+    if set(overrides) - set(spec):
+        raise ValueError(f"{stem} has no parameter {sorted(set(overrides) - set(spec))}")
     if gpu and "torch" not in book_params(stem).requires:
         gpu = False
         notes.append("this chapter uses no GPU: on a GPU machine it runs on the machine's "
@@ -366,7 +377,7 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         notes.append("no run of this chapter is recorded in benchmarks/results: nothing to "
                      "project from (benchmarks/paper_profile.py writes one)")
         return Plan(stem, profile, workers, device, assets, None, notes=notes)
-    cells = project(rec, profile, workers, folder)
+    cells = project(rec, profile, workers, folder, overrides)
     extra = _extra_work(stem, profile, workers, gpu and has_gpu(rec), folder)
 
     basis = (f"{rec['file']}: {rec['parameters'].get('profile', 'default')} profile"
@@ -377,7 +388,7 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         notes.append("the record's run was stopped before the end: its last cell's time is "
                      "a lower bound")
     measured = _values(spec, rec["parameters"].get("profile", "default"), rec["parameters"])
-    target = _values(spec, profile, {})
+    target = _values(spec, profile, overrides)
     covered = {name for e in extra for name in e.covers}
     unknown = sorted(n for n in spec if n not in NOT_WORK and n not in covered
                      and _ratio(measured[n], target[n]) is None)
@@ -394,7 +405,7 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         notes.append(f"the measured run lacked the files of {', '.join(lacking)}: the work "
                      "that needs them is left out (a lower bound)")
     p = Plan(stem, profile, workers, "cuda" if gpu else "cpu", assets, cells,
-             extra, basis, notes, unknown, not rec.get("complete", True))
+             extra, basis, notes, unknown, not rec.get("complete", True), overrides)
     if p.absent:
         notes.append(f"{p.absent / 3600:,.2f} h of it are tasks whose files are missing "
                      f"here: a run on this machine skips them and takes "
@@ -450,7 +461,7 @@ def _projection_path(stem: str) -> Path:
 
 
 def save_projection(chapter: str, profile: str = "paper", workers: int | None = None,
-                    device: str | None = None) -> Path:
+                    device: str | None = None, overrides: dict | None = None) -> Path:
     """Write the projection of ``chapter``'s run (:func:`plan`), made now, to
     ``benchmarks/results/paper-runs/<chapter>.projection.json``: the record a paper run's
     measured times are later checked against (:func:`check`). Save it *before* the run."""
@@ -458,13 +469,14 @@ def save_projection(chapter: str, profile: str = "paper", workers: int | None = 
 
     from ldp_companion.execution.runner import source_state
 
-    p = plan(chapter, profile, workers, device)
+    p = plan(chapter, profile, workers, device, overrides=overrides)
     if p.cells is None:
         raise ValueError(f"{p.chapter}: no timing record to project from")
     cells = [{"cell": None if pd.isna(c["cell"]) else int(c["cell"]), "code": c["code"],
               "projected": round(float(c["projected (s)"]), 1)}
              for _, c in p.cells.iterrows()]
-    out = {"chapter": p.chapter, "profile": profile, "workers": p.workers, "device": p.device,
+    out = {"chapter": p.chapter, "profile": profile, "overrides": p.overrides,
+           "workers": p.workers, "device": p.device,
            "made": datetime.now(UTC).isoformat(timespec="seconds"),
            "commit": source_state()["commit"], "basis": p.basis,
            "seconds": round(p.seconds_here, 1), "lower_bound": p.lower_bound, "cells": cells,
@@ -570,6 +582,20 @@ def largest_gap(chapter: str, table: pd.DataFrame) -> str:
     return text + "."
 
 
+def setup_difference(projection: dict, record) -> str:
+    """The parameters the kept run (a :class:`~ldp_companion.execution.paper_scale.PaperRecord`)
+    was given that the projection was not ("data = stand-ins, projected paper"), "" when
+    it ran what was projected: a projection of another setup does not check the model."""
+    given = {k: v for k, v in record.run.get("parameters", {}).items()
+             if k not in ("profile", "seed")}
+    spec = book_params(projection["chapter"]).spec
+    assumed = projection.get("overrides", {})
+    differ = [f"{k} = {v}, projected {assumed.get(k, spec[k][1][projection['profile']])}"
+              for k, v in given.items() if k in spec and v is not None and v != assumed.get(
+                  k, spec[k][1][projection["profile"]])]
+    return "no: " + "; ".join(differ) if differ else ""
+
+
 def _why(projection: dict) -> dict[str, dict]:
     """Per projected cell (by its first code line), the basis record's time and the factors
     and incomparable parameters the projection applied: :func:`project` of that record
@@ -578,7 +604,8 @@ def _why(projection: dict) -> dict[str, dict]:
     found = [r for r in records(projection["chapter"]) if r["file"] == name]
     if not found:
         return {}
-    cells = project(found[0], projection["profile"], projection["workers"])
+    cells = project(found[0], projection["profile"], projection["workers"],
+                    overrides=projection.get("overrides"))
     return {c["code"][:_MATCH]: {"basis (s)": c["measured (s)"], "factors": c["factors"],
                                  "not comparable": c["not comparable"]}
             for _, c in cells.iterrows() if not pd.isna(c["cell"])}
@@ -604,5 +631,7 @@ def checks() -> pd.DataFrame:
                      "run on": paper_scale.load(path.stem).record["finished"][:10],
                      "projection": "a lower bound" if projection.get("lower_bound")
                      else "an estimate",
+                     "run as projected": setup_difference(projection,
+                                                          paper_scale.load(path.stem)) or "yes",
                      f"more than {OFF:.0%} off": "yes" if abs(ratio - 1) > OFF else "no"})
     return pd.DataFrame(rows)
