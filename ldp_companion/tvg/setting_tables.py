@@ -57,17 +57,18 @@ def grid_options(cfg, mnist: str, sizes: dict, kind: str | None = None) -> dict:
     mechanisms, ε grid, runs and seed: the sizes of :func:`mnist_setup`, the run's epochs,
     clip, lot and worker processes; only ``kind``'s when given (the cell that runs the grid
     then reads its parameters itself, which the timing records see)."""
-    if kind is not None:
-        return grid_options(cfg, mnist, sizes)[kind]
-    return {
-        "I": {"clip": cfg.clip_1, "lot": cfg.lot_1, "epochs": cfg.epochs_1,
-              "n_jobs": cfg.n_jobs},
-        "II": {"n_public": sizes["n_public_2"], "n_private": sizes["n_private_2"],
-               "n_test": sizes["n_test_2"], "head_epochs": cfg.head_epochs_2,
-               "mnist": mnist, "n_jobs": cfg.n_jobs},
-        "III": {"n_train": sizes["n_train_3"], "n_test": sizes["n_test_3"],
-                "epochs": cfg.epochs_3, "mnist": mnist, "n_jobs": cfg.n_jobs},
+    options = {  # each read only when asked for: a timing record charges a cell what it reads
+        "I": lambda: {"clip": cfg.clip_1, "lot": cfg.lot_1, "epochs": cfg.epochs_1,
+                      "n_jobs": cfg.n_jobs},
+        "II": lambda: {"n_public": sizes["n_public_2"], "n_private": sizes["n_private_2"],
+                       "n_test": sizes["n_test_2"], "head_epochs": cfg.head_epochs_2,
+                       "mnist": mnist, "n_jobs": cfg.n_jobs},
+        "III": lambda: {"n_train": sizes["n_train_3"], "n_test": sizes["n_test_3"],
+                        "epochs": cfg.epochs_3, "mnist": mnist, "n_jobs": cfg.n_jobs},
     }
+    if kind is not None:
+        return options[kind]()
+    return {k: make() for k, make in options.items()}
 
 
 def settings_table(cfg, mnist: str, sizes: dict) -> pd.DataFrame:
