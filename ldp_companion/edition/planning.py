@@ -612,8 +612,9 @@ def _why(projection: dict) -> dict[str, dict]:
 
 
 def checks() -> pd.DataFrame:
-    """Every chapter with a projection and a paper run: projected and measured totals, their
-    ratio, when each was made, and whether the projection is more than :data:`OFF` off."""
+    """Every chapter with a projection and a paper run: projected ("≥": a lower bound) and
+    measured totals, their ratio, when each was made, whether the run is the one projected
+    (:func:`setup_difference`) and whether the projection is more than :data:`OFF` off."""
     from ldp_companion.execution import paper_scale, runner
 
     rows = []
@@ -625,12 +626,11 @@ def checks() -> pd.DataFrame:
         total = table.iloc[-1]
         ratio = total["measured (s)"] / total["projected (s)"]
         rows.append({"chapter": path.stem,
-                     "projected (h)": total["projected (s)"] / 3600,
+                     "projected (h)": ("≥ " if projection.get("lower_bound") else "")
+                     + f"{total['projected (s)'] / 3600:.2f}",
                      "measured (h)": total["measured (s)"] / 3600, "measured / projected": ratio,
                      "projected on": projection["made"][:10],
                      "run on": paper_scale.load(path.stem).record["finished"][:10],
-                     "projection": "a lower bound" if projection.get("lower_bound")
-                     else "an estimate",
                      "run as projected": setup_difference(projection,
                                                           paper_scale.load(path.stem)) or "yes",
                      f"more than {OFF:.0%} off": "yes" if abs(ratio - 1) > OFF else "no"})
