@@ -36,8 +36,7 @@ SHORT_S = 2.0
 
 
 def _first_line(source) -> str:
-    text = source if isinstance(source, str) else "".join(source)
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith(":")]
+    lines = [ln for ln in _text(source).splitlines() if ln.strip() and not ln.startswith(":")]
     return lines[0][:80] if lines else ""
 
 

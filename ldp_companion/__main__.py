@@ -318,11 +318,15 @@ def _data_fetch(args) -> int:
 def _plan(args) -> int:
     from ldp_companion.edition import planning
 
-    overrides = {name: _value(value) for name, value in args.parameter}
+    given = {name: _value(value) for name, value in args.parameter}
+    # names and values checked as run checks them, values as their kinds convert them
+    resolved = _resolved(runner.find_chapter(args.chapter).stem,
+                         {"profile": args.profile, "seed": 0, **given})
+    overrides = {name: resolved[name] for name in given}
     p = planning.plan(args.chapter, args.profile, args.workers, args.device,
                       overrides=overrides)
-    given = "".join(f", {k} = {v}" for k, v in overrides.items())
-    print(f"{p.chapter}, profile {p.profile}{given}, {p.workers} grid workers, "
+    told = "".join(f", {k} = {v}" for k, v in overrides.items())
+    print(f"{p.chapter}, profile {p.profile}{told}, {p.workers} grid workers, "
           f"device {p.device}\n")
     print("Data files:")
     if p.assets.empty:

@@ -293,3 +293,14 @@ def test_a_plan_projects_the_run_it_is_told_and_a_check_names_a_run_of_another_s
                                      run) == ""
     run.run["parameters"]["data"] = "paper"  # the profile's own value, given: the same run
     assert planning.setup_difference(projection, run) == ""
+
+
+def test_plan_on_the_command_line_checks_a_given_parameter_as_run_does(capsys):
+    from ldp_companion.__main__ import main
+
+    assert main(["plan", "3", "-p", "data", "stand-ins"]) == 0
+    assert "-p data stand-ins" in capsys.readouterr().out
+    with pytest.raises(ValueError, match='data must be one of "stand-ins", "paper"'):
+        main(["plan", "3", "-p", "data", "bogus"])
+    with pytest.raises(ValueError, match="did you mean 'data'"):
+        main(["plan", "3", "-p", "dta", "stand-ins"])

@@ -586,13 +586,11 @@ def setup_difference(projection: dict, record) -> str:
     """The parameters the kept run (a :class:`~ldp_companion.execution.paper_scale.PaperRecord`)
     was given that the projection was not ("data = stand-ins, projected paper"), "" when
     it ran what was projected: a projection of another setup does not check the model."""
-    given = {k: v for k, v in record.run.get("parameters", {}).items()
-             if k not in ("profile", "seed")}
     spec = book_params(projection["chapter"]).spec
-    assumed = projection.get("overrides", {})
-    differ = [f"{k} = {v}, projected {assumed.get(k, spec[k][1][projection['profile']])}"
-              for k, v in given.items() if k in spec and v is not None and v != assumed.get(
-                  k, spec[k][1][projection["profile"]])]
+    expected = _values(spec, projection["profile"], projection.get("overrides", {}))
+    differ = [f"{k} = {v}, projected {expected[k]}"
+              for k, v in record.run.get("parameters", {}).items()
+              if k in spec and v is not None and v != expected[k]]
     return "no: " + "; ".join(differ) if differ else ""
 
 
@@ -623,6 +621,7 @@ def checks() -> pd.DataFrame:
         if table is None:
             continue
         projection = json.loads(_projection_path(path.stem).read_text())
+        record = paper_scale.load(path.stem)
         total = table.iloc[-1]
         ratio = total["measured (s)"] / total["projected (s)"]
         rows.append({"chapter": path.stem,
@@ -630,8 +629,7 @@ def checks() -> pd.DataFrame:
                      + f"{total['projected (s)'] / 3600:.2f}",
                      "measured (h)": total["measured (s)"] / 3600, "measured / projected": ratio,
                      "projected on": projection["made"][:10],
-                     "run on": paper_scale.load(path.stem).record["finished"][:10],
-                     "run as projected": setup_difference(projection,
-                                                          paper_scale.load(path.stem)) or "yes",
+                     "run on": record.record["finished"][:10],
+                     "run as projected": setup_difference(projection, record) or "yes",
                      f"more than {OFF:.0%} off": "yes" if abs(ratio - 1) > OFF else "no"})
     return pd.DataFrame(rows)
