@@ -30,6 +30,29 @@ def test_mean_estimation_grid_is_deterministic_and_respects_the_budget_share():
     assert a["expected_mse"].iloc[0] == pytest.approx(full["expected_mse"].iloc[0])
 
 
+def test_each_run_has_its_own_generator_whatever_the_number_of_runs():
+    """A cell holds every run of one (data set, mechanism, ε), and run r still draws from the
+    generator of its own key: the first runs of a longer grid are those of a shorter one, and
+    equal a run computed alone with that key's generator (runs sharing one generator would
+    differ from it from the second run on)."""
+    from ldp_companion.execution.grid import cell_rng
+    from ldp_companion.pm.multidim import estimate_mean
+
+    X = gaussian(1_000, 3, rng=np.random.default_rng(2))
+    short = mean_estimation_grid([MeanTask("t", X)], {"PM": "pm"}, [2.0], runs=2, seed=4)
+    long = mean_estimation_grid([MeanTask("t", X)], {"PM": "pm"}, [2.0], runs=3, seed=4)
+    assert long["mse"].iloc[:2].tolist() == short["mse"].tolist()
+    key = {"dataset": "t", "mechanism": "PM", "epsilon": 2.0, "run": 2}
+    alone = np.mean((estimate_mean(X, 2.0, "pm", cell_rng(4, key)) - X.mean(axis=0)) ** 2)
+    assert long["mse"].iloc[2] == alone
+    rng = np.random.default_rng(5)
+    Xc, yc, _ = classification_task(3_000, 4, rng=rng)
+    task = LearningTask("c", "logistic", Xc[:2_500], yc[:2_500], Xc[2_500:], yc[2_500:])
+    one, two = (fedsgd_grid([task], {"PM": "pm"}, [1.0], seeds=s, seed=0, group_size=100)
+                for s in (1, 2))
+    assert two["error"].iloc[0] == one["error"].iloc[0]
+
+
 def test_fedsgd_grid_nonprivate_beats_laplace():
     rng = np.random.default_rng(5)
     X, y, _ = classification_task(24_000, 10, rng=rng)

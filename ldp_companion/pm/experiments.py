@@ -1,9 +1,12 @@
 """Experiment grids of Zhao et al. (2020): mean estimation (Figs. 6, 7, 11) and LDP-FedSGD
 (Figs. 8–10, 12–14), with the Monte Carlo checks of Lemma 13 and of Alg. 1's server step.
 
-Every run is a cell of :func:`~ldp_companion.execution.grid.run_grid`: its generator is keyed by the
-cell (data set, mechanism, ε, run), so each cell is reproducible on its own and the tables are
-identical whatever order, process or machine the cells run in.
+Every run has its own generator, keyed by (data set, mechanism, ε, run) as
+:func:`~ldp_companion.execution.grid.cell_rng` keys a grid cell, so each run is reproducible on its
+own and the tables are identical whatever order, process or machine the runs go to. A cell of
+:func:`~ldp_companion.execution.grid.run_grid` holds all the runs of one (data set, mechanism, ε):
+a worker receives the data set once for all of them, not once per run (at the paper's 10⁶
+users, sending the table to a worker cost more than the run itself).
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ldp_companion.execution.grid import run_grid
+from ldp_companion.execution.grid import cell_rng, run_grid
 from ldp_companion.pm import fedsgd as fl
 from ldp_companion.pm.multidim import (
     _check_tuples,
@@ -88,11 +91,15 @@ def _checked_task(task: MeanTask) -> MeanTask:
     return MeanTask(task.name, _check_tuples(task.X), share)
 
 
-def _mean_cell(dataset, mechanism, epsilon, run, rng, *, task, mechanisms) -> float:
-    """One run of one cell: the squared error of the column means, averaged over columns
-    (``task``: the cell's own data set; a worker receives no other)."""
-    est = _estimate_mean(task.X, epsilon * task.budget_share, mechanisms[mechanism], rng)
-    return float(np.mean((est - task.X.mean(axis=0)) ** 2))
+def _mean_cell(dataset, mechanism, epsilon, rng, *, task, mechanisms, runs: int,
+               seed: int) -> list[float]:
+    """Every run of one (data set, mechanism, ε): the squared error of the column means,
+    averaged over columns (``task``: the cell's own data set; a worker receives no other).
+    Run ``r`` draws from the generator of the key with ``run = r`` (``rng`` is not used)."""
+    key = {"dataset": dataset, "mechanism": mechanism, "epsilon": epsilon}
+    truth, eps, mech = task.X.mean(axis=0), epsilon * task.budget_share, mechanisms[mechanism]
+    return [float(np.mean((_estimate_mean(task.X, eps, mech, cell_rng(seed, {**key, "run": r}))
+                           - truth) ** 2)) for r in range(runs)]
 
 
 def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
@@ -111,7 +118,8 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
         Total budget per user; the numeric columns get ``budget_share`` of it.
     runs : int
     seed : int
-        Each run is a cell of :func:`~ldp_companion.execution.grid.run_grid` with its own generator.
+        Each run has its own generator (a cell of :func:`~ldp_companion.execution.grid.run_grid`
+        holds the runs of one data set, mechanism and ε).
     n_jobs, scheduler, progress
         Workers (None: every core), a Dask scheduler's address, progress bar
         (:func:`~ldp_companion.execution.grid.run_grid`): the table does not depend on them.
@@ -124,18 +132,19 @@ def mean_estimation_grid(tasks, mechanisms, eps_grid, runs: int, seed: int, *,
     runs = check_positive_int(runs, "runs")
     tasks = [_checked_task(t) for t in tasks]  # once here: the cells trust them
     eps_grid, named = _eps_list(eps_grid), _by_name(tasks)
-    cells = [{"dataset": t.name, "mechanism": m, "epsilon": e, "run": r}
-             for t in tasks for m in mechanisms for e in eps_grid for r in range(runs)]
-    fn = partial(_mean_cell, mechanisms=mechanisms)
+    cells = [{"dataset": t.name, "mechanism": m, "epsilon": e}
+             for t in tasks for m in mechanisms for e in eps_grid]
+    fn = partial(_mean_cell, mechanisms=mechanisms, runs=runs, seed=seed)
     mse = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                    description="mean estimation", inputs=lambda c: {"task": named[c["dataset"]]})
-    expected = {(t.name, m, e): _expected_mse(t.X, e * t.budget_share, mechanisms[m])
-                for t in tasks for m in mechanisms for e in eps_grid}
-    return pd.DataFrame([{"dataset": c["dataset"], "n": named[c["dataset"]].X.shape[0],
-                          "mechanism": c["mechanism"], "epsilon": c["epsilon"],
-                          "run": c["run"], "mse": v,
-                          "expected_mse": expected[c["dataset"], c["mechanism"], c["epsilon"]]}
-                         for c, v in zip(cells, mse)])
+    rows = []
+    for c, values in zip(cells, mse):
+        t = named[c["dataset"]]
+        expected = _expected_mse(t.X, c["epsilon"] * t.budget_share, mechanisms[c["mechanism"]])
+        rows += [{**c, "n": t.X.shape[0], "run": r, "mse": v, "expected_mse": expected}
+                 for r, v in enumerate(values)]
+    return pd.DataFrame(rows, columns=["dataset", "n", "mechanism", "epsilon", "run", "mse",
+                                       "expected_mse"])
 
 
 def _error(task: LearningTask, theta) -> float:
@@ -144,14 +153,18 @@ def _error(task: LearningTask, theta) -> float:
     return fl.misclassification_rate(theta, task.X_test, task.y_test)
 
 
-def _fedsgd_cell(task, mechanism, seed, rng, epsilon=None, *, data, mechanisms,
-                 options) -> float:
-    """Test error of one LDP-FedSGD run (``epsilon`` None for the non-private baseline;
-    ``data``: the cell's own task, a worker receives no other)."""
+def _fedsgd_cell(task, mechanism, rng, epsilon=None, *, data, mechanisms, options,
+                 seeds: int, seed: int) -> list[float]:
+    """Test errors of every LDP-FedSGD repetition of one (task, mechanism, ε) (``epsilon``
+    None for the non-private baseline; ``data``: the cell's own task, a worker receives no
+    other). Repetition ``s`` draws from the generator of the key with ``seed = s`` (``rng``
+    is not used)."""
     t, mech = data, mechanisms[mechanism]
-    res = fl.fedsgd(t.X_train, t.y_train, t.task, rng, epsilon=epsilon, mechanism=mech,
-                    **options)
-    return _error(t, res.theta)
+    key = {"task": task, "mechanism": mechanism} | ({} if epsilon is None
+                                                    else {"epsilon": epsilon})
+    return [_error(t, fl.fedsgd(t.X_train, t.y_train, t.task, cell_rng(seed, {**key, "seed": s}),
+                                epsilon=epsilon, mechanism=mech, **options).theta)
+            for s in range(seeds)]
 
 
 def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_size: int = 1000,
@@ -170,7 +183,9 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
     seeds : int
         Repetitions (fresh groups and noise each time).
     seed : int
-        Each repetition is a cell of :func:`~ldp_companion.execution.grid.run_grid`.
+        Each repetition has its own generator (a cell of
+        :func:`~ldp_companion.execution.grid.run_grid` holds the repetitions of one task,
+        mechanism and ε).
     group_size, eta0, lam
         Alg. 1's group size, step size ``eta_t = eta0 / sqrt(t)`` and L2 factor.
     n_jobs, scheduler, progress
@@ -187,17 +202,16 @@ def fedsgd_grid(tasks, mechanisms, eps_grid, seeds: int, seed: int, *, group_siz
     for t in tasks:
         for label, mech in mechanisms.items():
             eps_keys = [{}] if mech is None else [{"epsilon": e} for e in eps_grid]
-            cells += [{"task": t.name, "mechanism": label, "seed": s, **k}
-                      for k in eps_keys for s in range(seeds)]
-    fn = partial(_fedsgd_cell, mechanisms=mechanisms,
+            cells += [{"task": t.name, "mechanism": label, **k} for k in eps_keys]
+    fn = partial(_fedsgd_cell, mechanisms=mechanisms, seeds=seeds, seed=seed,
                  options={"group_size": group_size, "eta0": eta0, "lam": lam})
     errors = run_grid(fn, cells, seed, n_jobs=n_jobs, scheduler=scheduler, progress=progress,
                       description="LDP-FedSGD", inputs=lambda c: {"data": named[c["task"]]})
     rows = []
-    for c, err in zip(cells, errors):
+    for c, errs in zip(cells, errors):
         at = [c["epsilon"]] if "epsilon" in c else eps_grid
         rows += [{"task": c["task"], "mechanism": c["mechanism"], "epsilon": e,
-                  "seed": c["seed"], "error": err} for e in at]
+                  "seed": s, "error": err} for s, err in enumerate(errs) for e in at]
     order = {(t.name, m, e): i for i, (t, m, e) in enumerate(
         (t, m, e) for t in tasks for m in mechanisms for e in eps_grid)}
     rows.sort(key=lambda r: (order[r["task"], r["mechanism"], r["epsilon"]], r["seed"]))
