@@ -142,7 +142,18 @@ def record(notebook: Path, machine: str, stopped_after: float | None = None,
         "first_read": first_read,
         "verdicts": _verdicts(Path(notebook)) if verdicts else None,
         "missing_assets": _missing_assets(Path(notebook).stem, nb),
+        **_code(Path(notebook).stem, run),
     }
+
+
+def _code(chapter: str, run: dict | None) -> dict:
+    """The code the run ran: its commit (from its ``.run.json``) and the digest of the package
+    code the chapter can run, taken now, on the machine of the run, right after it. A
+    projection from this record to a later run of other code is then named as such."""
+    from ldp_companion.execution.paper_scale import code_digest
+
+    commit = (run or {}).get("source", {}).get("commit")
+    return {"commit": commit, "code_sha256": code_digest(chapter)}
 
 
 def _missing_assets(chapter: str, nb: dict) -> list[str]:

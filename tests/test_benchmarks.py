@@ -73,6 +73,9 @@ def test_record_of_a_finished_run(tmp_path, monkeypatch):
     assert rec["complete"] and rec["seconds"] == 33 and rec["parameters"] == {"profile": "paper"}
     assert [(c["code"], c["seconds"], c["uses"]) for c in rec["cells"]] == [
         ("step_1(cfg.runs, cfg.seed)", 30.0, ["runs", "seed"]), ("other cells", 1.5, [])]
+    from ldp_companion.execution.paper_scale import code_digest
+
+    assert rec["code_sha256"] == code_digest("05-hiera") != code_digest("04-spof")
 
 
 def test_a_cell_reads_the_parameters_an_earlier_cell_bundled_not_those_behind_a_result(

@@ -295,6 +295,23 @@ def test_a_plan_projects_the_run_it_is_told_and_a_check_names_a_run_of_another_s
     assert planning.setup_difference(projection, run) == ""
 
 
+def test_a_check_says_whether_the_basis_timed_the_code_the_run_ran(tmp_path, monkeypatch):
+    """A timing record names the chapter's code digest (``paper_profile.record``), a saved
+    projection carries its basis's, and the check compares it with the kept run's: "same",
+    "other" when the code changed in between, "not named" for an older record (never taken
+    as the same code)."""
+    from types import SimpleNamespace
+
+    from ldp_companion.execution.paper_scale import code_digest
+
+    run = SimpleNamespace(record={"code_sha256": code_digest("05-hiera")})
+    assert planning.basis_code({"basis_code": code_digest("05-hiera")}, run) == "same"
+    assert planning.basis_code({"basis_code": code_digest("04-spof")}, run) == "other"
+    assert planning.basis_code({}, run) == "not named"
+    plan = planning.plan("hiera", "paper", 2, "cpu")
+    assert plan.basis_code is None or len(plan.basis_code) == 64
+
+
 def test_plan_on_the_command_line_checks_a_given_parameter_as_run_does(capsys):
     from ldp_companion.__main__ import main
 

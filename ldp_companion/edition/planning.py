@@ -275,6 +275,8 @@ class Plan:
     stopped: bool = False
     #: Parameter values in place of the profile's (``run -p NAME VALUE``).
     overrides: dict = field(default_factory=dict)
+    #: The digest of the chapter's code the basis record ran (None: the record does not say).
+    basis_code: str | None = None
 
     @property
     def seconds(self) -> float | None:
@@ -405,7 +407,8 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         notes.append(f"the measured run lacked the files of {', '.join(lacking)}: the work "
                      "that needs them is left out (a lower bound)")
     p = Plan(stem, profile, workers, "cuda" if gpu else "cpu", assets, cells,
-             extra, basis, notes, unknown, not rec.get("complete", True), overrides)
+             extra, basis, notes, unknown, not rec.get("complete", True), overrides,
+             rec.get("code_sha256"))
     if p.absent:
         notes.append(f"{p.absent / 3600:,.2f} h of it are tasks whose files are missing "
                      f"here: a run on this machine skips them and takes "
@@ -479,6 +482,7 @@ def save_projection(chapter: str, profile: str = "paper", workers: int | None = 
            "workers": p.workers, "device": p.device,
            "made": datetime.now(UTC).isoformat(timespec="seconds"),
            "commit": source_state()["commit"], "basis": p.basis,
+           "basis_code": p.basis_code,
            "seconds": round(p.seconds_here, 1), "lower_bound": p.lower_bound, "cells": cells,
            "extra": [[e.what, round(float(e.seconds - e.absent), 1)] for e in p.extra],
            "skipped_here": round(p.absent, 1)}
@@ -594,6 +598,17 @@ def setup_difference(projection: dict, record) -> str:
     return "no: " + "; ".join(differ) if differ else ""
 
 
+def basis_code(projection: dict, record) -> str:
+    """Whether the projection's basis timed the chapter's code that the kept run ran:
+    "same", "other" (the code changed between the two: the model cannot see how much that
+    changed the time) or "not named" (a timing record older than the digest it now keeps;
+    never taken as the same code)."""
+    basis = projection.get("basis_code")
+    if basis is None:
+        return "not named"
+    return "same" if basis == record.record.get("code_sha256") else "other"
+
+
 def _why(projection: dict) -> dict[str, dict]:
     """Per projected cell (by its first code line), the basis record's time and the factors
     and incomparable parameters the projection applied: :func:`project` of that record
@@ -631,5 +646,6 @@ def checks() -> pd.DataFrame:
                      "projected on": projection["made"][:10],
                      "run on": record.record["finished"][:10],
                      "run as projected": setup_difference(projection, record) or "yes",
+                     "basis's code": basis_code(projection, record),
                      f"more than {OFF:.0%} off": "yes" if abs(ratio - 1) > OFF else "no"})
     return pd.DataFrame(rows)
