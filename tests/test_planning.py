@@ -321,3 +321,24 @@ def test_plan_on_the_command_line_checks_a_given_parameter_as_run_does(capsys):
         main(["plan", "3", "-p", "data", "bogus"])
     with pytest.raises(ValueError, match="did you mean 'data'"):
         main(["plan", "3", "-p", "dta", "stand-ins"])
+
+
+def test_the_basis_is_the_record_whose_work_compares_with_the_run_asked_for(tmp_path):
+    """Chapter 3 has a record on the paper's files (random stand-ins of their shapes) and a
+    newer one on the offline stand-ins: a plan of ``data = paper`` rests on the first, one
+    of ``-p data stand-ins`` on the second, whatever their age (a record of other data
+    cannot be compared and would make the projection a lower bound)."""
+    _scaling(tmp_path, [(1, 1.0), (2, 2.0)])
+
+    def write(name, data, finished):
+        rec = {"chapter": "03-pm-three-outputs", "machine": "2 cores", "seconds": 10.0,
+               "parameters": {"profile": "paper", "data": data}, "finished": finished,
+               "cells": [{"cell": 3, "code": "x", "seconds": 10.0, "uses": ["data"]}]}
+        (tmp_path / name).write_text(json.dumps(rec))
+
+    write("files.json", "paper", "2026-11-26T00:00:00+00:00")
+    write("stand-ins.json", "stand-ins", "2026-12-02T00:00:00+00:00")
+    files = planning.plan("pm", "paper", 2, "cpu", tmp_path)
+    offline = planning.plan("pm", "paper", 2, "cpu", tmp_path, {"data": "stand-ins"})
+    assert files.basis.startswith("files.json") and not files.lower_bound
+    assert offline.basis.startswith("stand-ins.json") and not offline.lower_bound

@@ -312,13 +312,27 @@ class Plan:
                      "back from runs/grid-store", *keep]
 
 
-def _pick(recs: list[dict], gpu: bool, profile: str) -> dict | None:
+def _pick(recs: list[dict], gpu: bool, profile: str, spec: dict | None = None,
+          overrides: dict | None = None) -> dict | None:
+    """The record to project ``profile`` (with ``overrides``) from: on the device asked for,
+    complete if one is; then the one with the fewest parameters whose work cannot be
+    compared with the target's (``data = stand-ins`` against the paper's files: a record of
+    the same data wins over a newer one of other data), then by profile, cores and age."""
     same = [r for r in recs if has_gpu(r) == gpu and r.get("complete", True)] or \
            [r for r in recs if has_gpu(r) == gpu]
     if not same:
         return None
     order = {profile: 0, "paper": 1, "default": 2, "smoke": 3}
-    return min(same, key=lambda r: (order.get(r["parameters"].get("profile", "default"), 4),
+
+    def incomparable(rec: dict) -> int:
+        if spec is None:
+            return 0
+        measured = _values(spec, rec["parameters"].get("profile", "default"), rec["parameters"])
+        target = _values(spec, profile, overrides or {})
+        return sum(_ratio(measured[n], target[n]) is None for n in spec if n not in NOT_WORK)
+
+    return min(same, key=lambda r: (incomparable(r),
+                                     order.get(r["parameters"].get("profile", "default"), 4),
                                      -cores(r), _newest_first(r)))
 
 
@@ -367,9 +381,9 @@ def plan(chapter: str, profile: str = "paper", workers: int | None = None,
         gpu = False
         notes.append("this chapter runs on the CPU at this profile (its device parameter): "
                      "on a GPU machine it uses the machine's cores")
-    rec = _pick(recs, gpu, profile)
+    rec = _pick(recs, gpu, profile, spec, overrides)
     if rec is None and gpu:
-        rec = _pick(recs, False, profile)
+        rec = _pick(recs, False, profile, spec, overrides)
         if rec is not None:
             notes.append("no run of this chapter was timed on a GPU machine: the projection "
                          "is the CPU one on its workers (the chapter's torch cells would be "
