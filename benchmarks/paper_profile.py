@@ -159,10 +159,15 @@ def _code(chapter: str, run: dict | None) -> dict:
 def _missing_assets(chapter: str, nb: dict) -> list[str]:
     """The data assets the run's profile uses that were not usable where it ran (missing,
     partial or failing their checksum): the run skipped the work that needs them, which the
-    planner must not read as timed. Made on the machine of the run, right after it."""
+    planner must not read as timed. Made on the machine of the run, right after it. A run
+    given ``data = stand-ins`` (chapter 3) reads none of the paper profile's own files: it
+    needs only the files every profile uses."""
     from ldp_companion.edition.data_fetch import status
 
-    profile = nb["metadata"].get("papermill", {}).get("parameters", {}).get("profile")
+    given = nb["metadata"].get("papermill", {}).get("parameters", {})
+    profile = given.get("profile")
+    if given.get("data") == "stand-ins":  # chapter 3's switch: the paper's files not read
+        profile = "default"
     states = status([chapter], profile)["state"]
     return sorted(a for a, s in states.items() if s not in ("present", "bundled"))
 

@@ -189,3 +189,17 @@ def test_shipped_chapter_times_name_every_chapter_and_order_a_fresh_build(tmp_pa
     assert sorted(times) == sorted(p.stem for p in runner.chapters())
     order = sorted(runner.chapters(), key=lambda p: -runner._expected_seconds(p, tmp_path))
     assert order[0].stem == max(times, key=times.get)
+
+
+def test_a_stand_ins_run_lacks_none_of_the_paper_s_files(tmp_path, monkeypatch):
+    """Chapter 3 given ``data = stand-ins`` reads none of the paper profile's files, so its
+    record does not name them as missing (a plan would read that as skipped work); the same
+    run on the paper's data does, in an empty data folder."""
+    from ldp_companion.data.datasets import DATA_ENV
+
+    paper_profile = _load("paper_profile", monkeypatch)
+    monkeypatch.setenv(DATA_ENV, str(tmp_path))
+    nb = {"metadata": {"papermill": {"parameters": {"profile": "paper", "data": "stand-ins"}}}}
+    assert paper_profile._missing_assets("03-pm-three-outputs", nb) == []
+    nb["metadata"]["papermill"]["parameters"]["data"] = "paper"
+    assert {"ipums_br", "wisdm"} <= set(paper_profile._missing_assets("03-pm-three-outputs", nb))

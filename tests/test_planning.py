@@ -273,14 +273,17 @@ def test_a_separately_timed_slice_adds_the_work_it_covers(tmp_path, monkeypatch)
 
 def test_a_plan_projects_the_run_it_is_told_and_a_check_names_a_run_of_another_setup():
     """Chapter 3's paper run here is given ``-p data stand-ins``: planned without it, the
-    projection was an estimate of the paper's files (its record ran random stand-in files);
-    with it, the data cannot be compared and the projection is a lower bound. A kept run
-    given a parameter the projection did not assume is named, never silently compared."""
+    projection rests on the record of the paper's file shapes (random stand-in files); with
+    it, on the record of the stand-ins run, which read none of the paper's files, so neither
+    is a lower bound. A kept run given a parameter the projection did not assume is named,
+    never silently compared."""
     from types import SimpleNamespace
 
     plain = planning.plan("pm", "paper", 2, "cpu")
     told = planning.plan("pm", "paper", 2, "cpu", overrides={"data": "stand-ins"})
-    assert not plain.lower_bound and told.lower_bound and "data" in told.unmeasured
+    assert not plain.lower_bound and "runs2-seeds2" in plain.basis
+    assert not told.lower_bound
+    assert told.basis.startswith("03-pm-three-outputs-paper-2cores.json")
     assert "-p data stand-ins" in told.commands()[1]
     with pytest.raises(ValueError, match="no parameter"):
         planning.plan("pm", "paper", 2, "cpu", overrides={"dta": "stand-ins"})
