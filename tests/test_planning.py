@@ -298,7 +298,7 @@ def test_a_plan_projects_the_run_it_is_told_and_a_check_names_a_run_of_another_s
     assert planning.setup_difference(projection, run) == ""
 
 
-def test_a_check_says_whether_the_basis_timed_the_code_the_run_ran(tmp_path, monkeypatch):
+def test_a_check_says_whether_the_basis_timed_the_code_the_run_ran():
     """A timing record names the chapter's code digest (``paper_profile.record``), a saved
     projection carries its basis's, and the check compares it with the kept run's: "same",
     "other" when the code changed in between, "not named" for an older record (never taken

@@ -312,8 +312,8 @@ class Plan:
                      "back from runs/grid-store", *keep]
 
 
-def _pick(recs: list[dict], gpu: bool, profile: str, spec: dict | None = None,
-          overrides: dict | None = None) -> dict | None:
+def _pick(recs: list[dict], gpu: bool, profile: str, spec: dict,
+          overrides: dict) -> dict | None:
     """The record to project ``profile`` (with ``overrides``) from: on the device asked for,
     complete if one is; then the one with the fewest parameters whose work cannot be
     compared with the target's (``data = stand-ins`` against the paper's files: a record of
@@ -323,12 +323,10 @@ def _pick(recs: list[dict], gpu: bool, profile: str, spec: dict | None = None,
     if not same:
         return None
     order = {profile: 0, "paper": 1, "default": 2, "smoke": 3}
+    target = _values(spec, profile, overrides)
 
     def incomparable(rec: dict) -> int:
-        if spec is None:
-            return 0
         measured = _values(spec, rec["parameters"].get("profile", "default"), rec["parameters"])
-        target = _values(spec, profile, overrides or {})
         return sum(_ratio(measured[n], target[n]) is None for n in spec if n not in NOT_WORK)
 
     return min(same, key=lambda r: (incomparable(r),
