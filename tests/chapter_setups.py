@@ -104,7 +104,7 @@ def tvg_from_fetched_ctg(tmp_path: Path, monkeypatch):
     write_credit(root, rng, n=2000)
     write_adult(root, rng, n=1600)
     parameters = {"paper_tasks": ["imdb"], "paper_epochs": 1, "paper_runs": 1,
-                  "paper_tasks_1": ["credit", "adult"], "paper_epochs_1": 2}
+                  "paper_tasks_1": ["credit", "adult"], "paper_epochs_1": 1}
 
     def after(folder: Path, claims: pd.DataFrame) -> None:
         import json

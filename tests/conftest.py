@@ -91,6 +91,22 @@ def pytest_collection_modifyitems(items):
     items.sort(key=rank)  # stable: the same order on every xdist worker
 
 
+@pytest.fixture(autouse=True)
+def _one_thread_per_worker(request):
+    """Every test but the determinism ones computes at one BLAS/OpenMP/torch thread: xdist
+    keeps both cores busy already, and two workers each spinning two OpenMP threads on two
+    cores made small torch fits 10-40x slower (a classifier fit: 2.3 s free, 0.2 s at one
+    thread). The determinism tests keep the machine's own settings, the BLAS free, as their
+    contract says (``.ci/run`` runs them again at one thread)."""
+    if request.node.get_closest_marker("determinism") is not None:
+        yield
+        return
+    from ldp_companion.execution import threads
+
+    with threads.fixed(1):
+        yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _light_install_started(tmp_path_factory, request):
     """At a session's first test, when any of its tests needs the light install, start it

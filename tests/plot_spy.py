@@ -2,9 +2,10 @@
 
 :data:`PRELUDE` runs in a chapter's kernel before its first cell (``runner.execute(...,
 prelude=PRELUDE)``). It wraps the Axes methods that draw data and writes, to
-``plot-spy.json`` in the run's folder, the numbers each figure was given, one entry per figure
-in the order they are saved (:func:`ldp_companion.page.plotting.show` saves each figure it shows,
-and nothing else saves one), so entry k belongs to Figure N.k. :func:`mismatch` compares an
+``plot-spy/NNN.json`` in the run's folder (:func:`read`), the numbers each figure was
+given, one entry per figure in the order they are saved
+(:func:`ldp_companion.page.plotting.show` saves each figure it shows, and nothing else saves
+one), so entry k belongs to Figure N.k. :func:`mismatch` compares an
 entry with the figure's CSV, which :mod:`ldp_companion.execution.figure_data` reads back from the
 artists: an independent record of the same figure.
 """
@@ -35,7 +36,7 @@ def _numbers(value):
         out = _np.asarray(value, dtype=float).ravel()
     except (TypeError, ValueError):
         return []
-    return [float(v) for v in out if _np.isfinite(v)]
+    return out[_np.isfinite(out)].tolist()
 
 def _spy(name):
     original = getattr(_maxes.Axes, name)
@@ -56,14 +57,28 @@ for _name in ("plot", "errorbar", "bar", "barh", "scatter", "step", "axhline", "
     _spy(_name)
 
 _savefig = _mfig.Figure.savefig
+import os as _os
 def _spy_savefig(self, *args, **kwargs):
+    """Write this figure's entry, ``plot-spy/NNN.json`` (NNN: its place among the saved
+    figures): one file per figure, not every figure's numbers again at each save (chapter
+    1's image panels made that 4 MB written a dozen times)."""
     if _key(self) not in _SPY["order"]:
         _SPY["order"].append(_key(self))
-    with open("plot-spy.json", "w") as handle:
-        _json.dump([_SPY["given"].get(k, []) for k in _SPY["order"]], handle)
+    _os.makedirs("plot-spy", exist_ok=True)
+    place = _SPY["order"].index(_key(self))
+    with open(f"plot-spy/{place:03d}.json", "w") as handle:
+        _json.dump(_SPY["given"].get(_key(self), []), handle)
     return _savefig(self, *args, **kwargs)
 _mfig.Figure.savefig = _spy_savefig
 '''
+
+def read(folder) -> list[list[dict]]:
+    """The entries the spy wrote in ``folder``, in the order the figures were saved."""
+    import json
+    from pathlib import Path
+
+    return [json.loads(f.read_text()) for f in sorted(Path(folder, "plot-spy").glob("*.json"))]
+
 
 #: Methods whose every number lands in an artist's data (``axhline``'s x span is in axes
 #: units, ``fill_between``'s band and the heat maps are compared one way only).

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pandas as pd
+import plot_spy
 from plot_spy import TWO_WAY, mismatch
 
 from ldp_companion.edition import book
@@ -75,7 +76,7 @@ def _results_are_traceable(chapter: str, nb, folder, commit: str | None) -> None
     unnamed = {link: int(n) for link in links if "/figure-" in link
                if (n := pd.read_csv(folder / link)["series"].isna().sum())}
     assert not unnamed, f"figure CSV rows without a series (name the artist): {unnamed}"
-    given = json.loads((folder / "plot-spy.json").read_text()) if captions else []
+    given = plot_spy.read(folder) if captions else []
     assert len(given) == len(captions)
     checked = [k for k, g in enumerate(given) if {c["method"] for c in g} & TWO_WAY]
     if given:
