@@ -103,6 +103,8 @@ def _one_thread_per_worker(request):
         return
     from ldp_companion.execution import threads
 
+    with contextlib.suppress(ImportError):  # loaded now, so that its threads are limited too
+        import torch  # noqa: F401
     with threads.fixed(1):
         yield
 

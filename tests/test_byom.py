@@ -147,6 +147,7 @@ def test_registration_refuses_what_it_cannot_use(registered):
         unregister_mechanism("test_never")
 
 
+@pytest.mark.determinism  # the BLAS free here, one thread in .ci/run's second pass
 def test_scalar_mean_grid_is_the_same_with_one_or_two_workers_and_a_class_as_factory():
     from ldp_companion.byom.experiments import scalar_mean_grid
 

@@ -52,3 +52,13 @@ def test_constraints_pin_every_dependency():
             pins[name.lower().replace("_", "-")] = version
     missing = [n for n in _pyproject() if n not in pins]
     assert not missing, f"constraints.txt does not pin {missing}; run `make lock`"
+
+
+def test_a_test_computes_at_one_thread():
+    """``conftest`` runs every test but the determinism ones at one BLAS and torch thread (two
+    xdist workers on two cores); ``test_threads`` checks that those keep the machine's own."""
+    import torch
+    from threadpoolctl import threadpool_info
+
+    assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {1}
+    assert torch.get_num_threads() == 1

@@ -267,6 +267,7 @@ def test_setup_refuses_bad_values(field, value):
 
 # --- the grids -------------------------------------------------------------------------
 
+@pytest.mark.determinism  # the BLAS free here, one thread in .ci/run's second pass
 def test_grids_serial_and_parallel_agree_and_gains_are_relative():
     xt, xs = _table(30), _table(10, seed=4)
     kw = dict(x_train=xt, x_test=xs, setup=Setup(code=3), device="cpu")

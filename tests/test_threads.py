@@ -97,3 +97,10 @@ def test_a_chapter_kernel_runs_at_one_thread_whatever_the_parent(tmp_path, monke
     printed = code[-1].outputs[0]["text"]
     assert printed.strip() == "[1]"
     assert os.environ["OPENBLAS_NUM_THREADS"] == "2"  # the runner's own setting is back
+
+
+def test_a_determinism_test_keeps_the_machines_thread_settings():
+    """``conftest``'s one-thread limit spares these tests: here the BLAS runs at what the
+    environment says, else one thread per core (the limit applied here would read 1)."""
+    expected = int(os.environ.get("OPENBLAS_NUM_THREADS") or os.cpu_count() or 1)
+    assert _blas_threads(0, None) == [expected]

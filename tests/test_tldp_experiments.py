@@ -217,6 +217,7 @@ def test_grid_layout_and_repeatability(stand_in):
     assert per_task["epochs"].eq(1).all()
 
 
+@pytest.mark.determinism  # the BLAS free here, one thread in .ci/run's second pass
 def test_serial_and_parallel_grids_are_identical():
     # the real mechanisms: the workers import them (a monkeypatch would not reach them)
     kw = dict(tasks=["digits"], mechanisms=["none", "tldp_l", "mvg"], eps_grid=[1.0, 10.0],

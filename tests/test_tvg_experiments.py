@@ -158,6 +158,7 @@ def test_type1_grid_columns_and_behaviour():
         assert by.loc[(m, 0.5), "noise_std"] > by.loc[(m, 8.0), "noise_std"]
 
 
+@pytest.mark.determinism  # the BLAS free here, one thread in .ci/run's second pass
 def test_serial_and_parallel_tables_agree(mnist):
     for grid, mechs, extra in [(X.type3_grid, ["none", "gauss_l2", "udn"], T3),
                                (X.type1_grid, ["none", "idn"], T1)]:
