@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from threadpoolctl import threadpool_info
 
 from ldp_companion.execution.grid import JOBS_ENV
 
@@ -19,6 +20,10 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 # Fig. 3: 11.7 s on two workers, 4.5 s in the kernel). The book's build runs them on every
 # core; serial and parallel tables are compared by the grids' own tests (n_jobs=2).
 os.environ[JOBS_ENV] = "1"
+
+#: The BLAS thread counts this test process started with (before any test limited them).
+STARTING_BLAS_THREADS = sorted({i["num_threads"] for i in threadpool_info()
+                                if i["user_api"] == "blas"})
 
 # Property tests draw the same examples on every run, seeded like every other test: a failure
 # is found again by whoever reruns, and CI does not turn red by chance (a run found a case at
