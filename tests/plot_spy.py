@@ -16,6 +16,7 @@ import pandas as pd
 
 PRELUDE = r'''
 import json as _json
+import os as _os
 import numpy as _np
 import matplotlib.axes as _maxes
 import matplotlib.figure as _mfig
@@ -57,7 +58,6 @@ for _name in ("plot", "errorbar", "bar", "barh", "scatter", "step", "axhline", "
     _spy(_name)
 
 _savefig = _mfig.Figure.savefig
-import os as _os
 def _spy_savefig(self, *args, **kwargs):
     """Write this figure's entry, ``plot-spy/NNN.json`` (NNN: its place among the saved
     figures): one file per figure, not every figure's numbers again at each save (chapter

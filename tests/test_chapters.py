@@ -72,6 +72,7 @@ def test_find_chapter():
         runner.find_chapter("nope")
 
 
+@pytest.mark.chapter
 def test_cli_run_with_parameters_and_a_rerun_gives_the_same_ledger(tmp_path, capsys,
                                                                   monkeypatch):
     from ldp_companion.execution.grid_store import STORE_ENV
@@ -214,7 +215,6 @@ def test_cli_says_in_one_line_which_extra_a_chapter_needs(capsys, monkeypatch):
                    'pip install "ldp_companion[torch]"\n')
 
 
-@pytest.mark.chapter
 @pytest.mark.parametrize("source", runner.chapters(), ids=lambda p: p.stem)
 def test_a_chapter_ends_with_its_ledger_shown_by_the_one_renderer(source):
     """Every chapter shows its verdicts through ``Ledger._repr_html_`` (one table renderer for
