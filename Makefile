@@ -8,8 +8,9 @@ STAMP := $(VENV)/.installed
 MATHJAX := book/_static/mathjax/tex-chtml.js
 PROFILE ?= default
 FORCE ?=
+LINTERS := lint-ruff lint-notebooks lint-spelling lint-types
 
-.PHONY: install book site pdf lint test notebooks student format lock clean help
+.PHONY: install bytecode book site pdf lint $(LINTERS) test notebooks student format lock clean help
 help:
 	@echo "make book       execute the chapters (PROFILE=$(PROFILE)) in parallel and build the HTML site;"
 	@echo "                a chapter whose source, parameters, package code and data are unchanged comes"
@@ -32,6 +33,13 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install -q -c constraints.txt -e ".[book,test,torch]" --group dev
 	@touch $@
 
+# The package's and the tests' bytecode, written once: where PYTHONDONTWRITEBYTECODE is set (some
+# sandboxes and CI images do) Python reads .pyc files but never writes them, and every process of
+# a run (each chapter's kernel, each grid worker, each test worker) compiled the package anew.
+# compileall recompiles only what changed since.
+bytecode: install
+	@$(PY) -m compileall -q -j 0 ldp_companion tests
+
 $(MATHJAX): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	rm -rf book/_static/mathjax && mkdir -p book/_static/mathjax
@@ -40,7 +48,7 @@ $(MATHJAX): package.json package-lock.json
 
 # At the default profile the build ends by checking its verdicts against their pins
 # (tests/pinned/default/): a changed verdict fails it until re-pinned (python -m ldp_companion pin).
-book: install $(MATHJAX)
+book: install bytecode $(MATHJAX)
 	$(PY) -m ldp_companion book --profile $(PROFILE) $(if $(FORCE),--force)
 	@du -sh _build/html | awk '{print "site size: " $$1}'
 	$(if $(filter default,$(PROFILE)),$(PY) -m ldp_companion pin --check)
@@ -57,14 +65,21 @@ pdf: install
 # where a bare expression displays its value (B018), imports follow the check of the chapter's
 # extra (E402) and are grouped as the lecture reads (I001), and the width rule is the page's own
 # 88 columns, generated parameters cell aside (tests/test_chapters.py, E501); codespell on
-# the code and the prose; mypy on the floors pyproject.toml's [tool.mypy] lists
+# the code and the prose; mypy on the floors pyproject.toml's [tool.mypy] lists. The four run
+# side by side (each output kept together); lint fails when any of them does.
 lint: install
+	@$(MAKE) --no-print-directory -j 4 --output-sync=target $(LINTERS)
+
+lint-ruff: install
 	$(VENV)/bin/ruff check ldp_companion tests benchmarks scripts
+lint-notebooks: install
 	$(VENV)/bin/nbqa ruff notebooks/*.md book/*.md --extend-ignore=B018,E402,E501,I001
+lint-spelling: install
 	$(VENV)/bin/codespell ldp_companion tests benchmarks scripts notebooks book/*.md *.md
+lint-types: install
 	$(VENV)/bin/mypy
 
-test: install lint
+test: install bytecode lint
 	$(PY) -m pytest -n 2 --dist worksteal --durations=40
 
 notebooks: install
