@@ -5,6 +5,7 @@ fails under CI=true. Screenshots go to ``_build/screenshots/``.
 """
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -52,6 +53,20 @@ def _built_pages() -> list[Path]:
     if not pages:
         skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
     return pages
+
+
+def soup(html):
+    """The parsed tree of ``html`` (markup), or ``html`` itself when it is one already."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(html, "html.parser") if isinstance(html, str) else html
+
+
+@functools.cache
+def parsed(page: Path):
+    """A built page's tree, parsed once per test process: four checks read every page, and
+    parsing them all takes about 2 s. The checks only read the tree, never change it."""
+    return soup(page.read_text())
 
 
 @pytest.fixture(scope="module")
@@ -196,14 +211,13 @@ def _verdicts_page_problems(page) -> list[str]:
 _TEX = re.compile(r"\$[^$\s][^$]*?\$|\\[A-Za-z]{2,}|[_^]\{|[α-ωΑ-Ω]_[A-Za-z0-9]")
 
 
-def raw_tex(html: str) -> list[str]:
-    """Fragments of raw TeX in the text of a built page (math and code excluded)."""
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
-    for el in soup.select("script, style, pre, code, .math, .highlight, mjx-container"):
-        el.decompose()
-    text = soup.get_text(" ")
+def raw_tex(html) -> list[str]:
+    """Fragments of raw TeX in the text of a built page (math and code excluded); ``html``
+    is markup or its :func:`soup`."""
+    tree = soup(html)
+    hidden = {id(el) for el in tree.select(
+        "script, style, pre, code, .math, .highlight, mjx-container")}
+    text = " ".join(s for s in tree.strings if not any(id(p) in hidden for p in s.parents))
     return [text[max(0, m.start() - 30):m.end() + 10].replace("\n", " ")
             for m in _TEX.finditer(text)]
 
@@ -219,7 +233,7 @@ def test_raw_tex_detector_catches_what_a_reader_would_see():
 
 def test_no_raw_tex_on_any_built_page():
     pages = _built_pages()
-    found = {p.relative_to(SITE).as_posix(): raw_tex(p.read_text()) for p in pages}
+    found = {p.relative_to(SITE).as_posix(): raw_tex(parsed(p)) for p in pages}
     found = {k: v for k, v in found.items() if v}
     assert not found, found
 
@@ -247,13 +261,10 @@ _NOISE = re.compile(r"\w*(?:Warning|Error)\b:|Traceback \(most recent call last\
 _PATHS = re.compile(r"site-packages|(?<![\w.])/(?:tmp|work|root|home|check|usr|opt|var)/")
 
 
-def leaked_output(html: str) -> list[str]:
+def leaked_output(html) -> list[str]:
     """The warnings, tracebacks and machine paths in the code outputs of a built page, each
-    with its context (:data:`_NOISE`, :data:`_PATHS`)."""
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
-    outputs = soup.select("div.cell_output div.output")
+    with its context (:data:`_NOISE`, :data:`_PATHS`); ``html`` is markup or its tree."""
+    outputs = soup(html).select("div.cell_output div.output")
     printed = " ".join(o.get_text(" ") for o in outputs if "text_html" not in o["class"])
     shown = " ".join(o.get_text(" ") for o in outputs)
     return [text[max(0, m.start() - 40):m.end() + 40].replace("\n", " ")
@@ -284,20 +295,18 @@ def test_leak_check_catches_warnings_tracebacks_and_paths():
 
 def test_no_page_shows_a_warning_a_traceback_or_a_machine_path():
     pages = _built_pages()
-    found = {p.relative_to(SITE).as_posix(): leaked_output(p.read_text()) for p in pages}
+    found = {p.relative_to(SITE).as_posix(): leaked_output(parsed(p)) for p in pages}
     found = {k: v for k, v in found.items() if v}
     assert not found, found
 
 
-def figures_on_page(html: str, page: Path) -> list[dict]:
+def figures_on_page(html, page: Path) -> list[dict]:
     """Every <img> of a built page: its alt text, whether it links to the full-size file, and
     the facts :func:`ldp_companion.page.plotting.show` stored in its PNG."""
-    from bs4 import BeautifulSoup
-
     from ldp_companion.page.plotting import png_facts
 
     out = []
-    for img in BeautifulSoup(html, "html.parser").select("article img, main img"):
+    for img in soup(html).select("article img, main img"):
         src = (page.parent / img.get("src", "")).resolve()
         stored_alt, facts = png_facts(src) if src.suffix == ".png" and src.is_file() else ("", {})
         out.append({"src": img.get("src", ""), "alt": img.get("alt", ""), "stored_alt": stored_alt,
@@ -362,7 +371,7 @@ def test_every_figure_has_alt_text_readable_text_and_its_colours():
     pages = sorted((SITE / "book" / "generated").glob("*.html"))
     if not pages:
         skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
-    figures = {p.name: figures_on_page(p.read_text(), p) for p in pages}
+    figures = {p.name: figures_on_page(parsed(p), p) for p in pages}
     assert sum(map(len, figures.values())) >= 15, {k: len(v) for k, v in figures.items()}
     problems = {k: figure_problems(v) for k, v in figures.items()}
     problems = {k: v for k, v in problems.items() if v}
@@ -388,17 +397,15 @@ def test_exercises_and_proofs_are_numbered_per_chapter_on_the_page(page, first):
 
 
 # --- tables a reader can read ---------------------------------------------------------------
-def table_problems(html: str) -> list[str]:
+def table_problems(html) -> list[str]:
     """Tables that show code instead of words: a header or row name that reads like code
     (``tables.raw_labels``: ``gauss_analytic``, ``0.500000``, ``nan``) or pandas' bare
     0, 1, 2, ... index as the first column. The parameter tables' first column is exempt: it
     names the papermill parameters a reader passes."""
-    from bs4 import BeautifulSoup
-
     from ldp_companion.page.tables import raw_labels
 
     out = []
-    for table in BeautifulSoup(html, "html.parser").select("article table, main table"):
+    for table in soup(html).select("article table, main table"):
         name = " ".join(table.get("class", [])) or table.get("id", "table")
         caption = table.find("caption")
         name += f" ({caption.get_text(' ', strip=True)[:40]!r})" if caption else ""
@@ -439,7 +446,7 @@ def test_table_check_catches_code_labels_and_bare_row_numbers():
 
 def test_every_table_reads_as_words():
     pages = _built_pages()
-    problems = {p.name: table_problems(p.read_text()) for p in pages}
+    problems = {p.name: table_problems(parsed(p)) for p in pages}
     problems = {k: v for k, v in problems.items() if v}
     assert not problems, problems
 
