@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 from pathlib import Path
@@ -32,11 +33,25 @@ settings.register_profile("seeded", derandomize=True, database=None)
 settings.load_profile("seeded")
 
 
+def soup(html):
+    """The parsed tree of ``html`` (markup), or ``html`` itself when it is one already."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(html, "html.parser") if isinstance(html, str) else html
+
+
+@functools.cache
+def parsed(page: Path):
+    """A built page's tree, parsed once per test process: the site's and the PDF's checks read
+    every page, and parsing them all takes about 2 s. The checks only read the tree, never
+    change it."""
+    return soup(page.read_text())
+
+
 @contextlib.contextmanager
 def serving(folder):
     """A quiet HTTP server on 127.0.0.1 serving ``folder`` (download code is tested against
     it, never the internet); yields its base URL."""
-    import functools
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 

@@ -12,7 +12,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import skip_or_fail
+from conftest import parsed, skip_or_fail
 
 from ldp_companion.edition import pdf_edition
 from ldp_companion.execution import runner
@@ -77,12 +77,9 @@ def text(reader):
 
 
 def _titles() -> list[str]:
-    from bs4 import BeautifulSoup
-
     out = []
     for page in pdf_edition.pages(REPO):
-        soup = BeautifulSoup((SITE / page.with_suffix(".html")).read_text(), "html.parser")
-        h1 = soup.select_one("article.bd-article h1")
+        h1 = parsed(SITE / page.with_suffix(".html")).select_one("article.bd-article h1")
         out.append(re.sub(r"#$", "", h1.get_text(" ", strip=True)).strip())
     return out
 
@@ -146,14 +143,11 @@ def test_pdf_has_every_figure(reader):
 
 
 def _figure_files() -> list[Path]:
-    from bs4 import BeautifulSoup
-
     files = []
     for page in pdf_edition.pages(REPO):
         path = SITE / page.with_suffix(".html")
-        soup = BeautifulSoup(path.read_text(), "html.parser")
         files += [(path.parent / i["src"]).resolve() for i in
-                  soup.select("article.bd-article img[src]") if i["src"].endswith(".png")]
+                  parsed(path).select("article.bd-article img[src]") if i["src"].endswith(".png")]
     return [f for f in files if f.is_file()]
 
 

@@ -5,13 +5,12 @@ fails under CI=true. Screenshots go to ``_build/screenshots/``.
 """
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from conftest import serving, skip_or_fail
+from conftest import parsed, serving, skip_or_fail, soup
 
 pytestmark = pytest.mark.browser
 
@@ -53,20 +52,6 @@ def _built_pages() -> list[Path]:
     if not pages:
         skip_or_fail(f"the site is not built ({SITE}); run `make book` first")
     return pages
-
-
-def soup(html):
-    """The parsed tree of ``html`` (markup), or ``html`` itself when it is one already."""
-    from bs4 import BeautifulSoup
-
-    return BeautifulSoup(html, "html.parser") if isinstance(html, str) else html
-
-
-@functools.cache
-def parsed(page: Path):
-    """A built page's tree, parsed once per test process: four checks read every page, and
-    parsing them all takes about 2 s. The checks only read the tree, never change it."""
-    return soup(page.read_text())
 
 
 @pytest.fixture(scope="module")
