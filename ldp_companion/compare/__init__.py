@@ -1,8 +1,10 @@
 """Appendix C: the mechanisms of the five papers on one scale, at the ε they really spend.
 
-Not one paper's chapter: it sits above the chapter packages (it reads TLDP's mechanisms from
-:mod:`ldp_companion.tldp`, HierA's from :mod:`ldp_companion.hiera`), beside
-:mod:`ldp_companion.edition.book`.
+Not one paper's chapter: it sits on floor 7, above the chapter packages, whose mechanisms and
+calibrations it reads (:mod:`ldp_companion.tldp`, :mod:`ldp_companion.tvg`,
+:mod:`ldp_companion.pm`, :mod:`ldp_companion.spof`, :mod:`ldp_companion.hiera`, and appendix B's
+Square Wave from :mod:`ldp_companion.byom`), and below :mod:`ldp_companion.edition` (floor 8).
+May import: floors 0–6.
 
 * :mod:`~ldp_companion.compare.catalogue`: every mechanism of the papers, with its claimed ε,
   its exact ε where its output law is known, and a sampler for the black-box auditor;
