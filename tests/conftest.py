@@ -111,7 +111,6 @@ def pytest_collection_modifyitems(items):
     items.sort(key=rank)  # stable: the same order on every xdist worker
 
 
-
 def pytest_configure(config):
     """An xdist worker skips the interpreter's final teardown (:func:`_exit_now`)."""
     if hasattr(config, "workerinput"):
@@ -122,7 +121,7 @@ def pytest_configure(config):
 
 def _exit_now() -> None:
     """The last of an xdist worker's exit handlers (registered at its start, so every handler
-    the session added has run, the joblib workers' shutdown among them): leave without the
+    the session added has run, after joblib has shut its workers down): leave without the
     interpreter's teardown. The controller waits for its workers to exit, and freeing a
     worker's heap (torch alone: 0.6-0.8 s) took 2-4 s at the end of every ``make test``. The
     worker has sent its results by then; the handlers this skips are the two registered
@@ -133,6 +132,7 @@ def _exit_now() -> None:
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(0)
+
 
 @pytest.fixture(autouse=True)
 def _one_thread_per_worker(request):
