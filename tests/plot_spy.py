@@ -70,7 +70,24 @@ def _spy_savefig(self, *args, **kwargs):
         _json.dump(_SPY["given"].get(_key(self), []), handle)
     return _savefig(self, *args, **kwargs)
 _mfig.Figure.savefig = _spy_savefig
+
+import sys as _sys
+def _spy_modules(*_):
+    """Write the package modules the kernel has imported so far, ``module-spy.json``: the
+    smoke test checks that the chapter's code digest covers each of them."""
+    with open("module-spy.json", "w") as handle:
+        _json.dump(sorted(m for m in _sys.modules if m.split(".")[0] == "ldp_companion"),
+                   handle)
+get_ipython().events.register("post_run_cell", _spy_modules)
 '''
+
+def modules(folder) -> list[str]:
+    """The package modules the chapter's kernel imported (after its last cell)."""
+    import json
+    from pathlib import Path
+
+    return json.loads(Path(folder, "module-spy.json").read_text())
+
 
 def read(folder) -> list[list[dict]]:
     """The entries the spy wrote in ``folder``, in the order the figures were saved."""

@@ -52,6 +52,7 @@ def check_smoke_run(source: Path, folder: Path, commit: str | None) -> pd.DataFr
     _verdicts_are_pinned(stem, claims)
     _exercises_check_out(stem, nb)
     _results_are_traceable(stem, nb, folder, commit)
+    _digest_covers_what_ran(source, folder)
     rec = book.RECONSTRUCTIONS.get(stem)
     if rec is not None:  # every reconstructed reference is a claim of the run, marked so
         marked = claims.set_index("claim_id")["reconstructed"]
@@ -87,6 +88,23 @@ def _results_are_traceable(chapter: str, nb, folder, commit: str | None) -> None
         assert record["commit"] == commit
     run = json.loads((folder / f"{chapter}.run.json").read_text())
     assert run["source"]["commit"] == commit
+
+
+def unreached(source: Path, loaded: list[str]) -> list[str]:
+    """The package modules among ``loaded`` that the chapter's code digest leaves out
+    (:func:`~ldp_companion.execution.runner.package_sources`, read from the code)."""
+    package = runner.REPO / "ldp_companion"
+    covered = {".".join(p.relative_to(package.parent).with_suffix("").parts).removesuffix(
+        ".__init__") for p in runner.package_sources(source, package)}
+    return sorted(set(loaded) - covered)
+
+
+def _digest_covers_what_ran(source: Path, folder: Path) -> None:
+    """Every package module the chapter's kernel imported is one its cache key and its
+    paper-scale record's digest hash (:mod:`plot_spy` lists them): a change to it makes them
+    stale."""
+    missed = unreached(source, plot_spy.modules(folder))
+    assert not missed, f"the code digest of {source.stem} misses modules it ran: {missed}"
 
 
 PINNED = runner.REPO / "tests" / "pinned"

@@ -100,19 +100,67 @@ def test_the_digest_knows_every_chapter_package():
 def test_cache_key_leaves_out_the_floors_above_and_follows_what_appendix_c_reads(tiny_book):
     """A chapter never imports the edition or the command line (the layout test): editing a
     card keeps every chapter's cache (and a paper run's grid cells). Appendix C's page imports
-    ``compare``, which reads every chapter package: editing one re-executes it."""
+    ``compare``'s modules, which read chapter packages: editing one of those re-executes it."""
     src, pkg = tiny_book / "notebooks" / "01-one.md", tiny_book / "ldp_companion"
     key = runner.cache_key(src, {"profile": "smoke"}, pkg)
     for above in (pkg / "edition" / "cards.py", pkg / "__main__.py"):
         above.write_text(above.read_text() + "\n# touched\n")
         assert runner.cache_key(src, {"profile": "smoke"}, pkg) == key, above.name
-    src.write_text(src.read_text().replace("print(",
-                                           "from ldp_companion.compare import params\nprint("))
+    src.write_text(src.read_text().replace(
+        "print(", "from ldp_companion.compare import true_epsilon\nprint("))
     before = runner.cache_key(src, {"profile": "smoke"}, pkg)
-    (pkg / "tldp" / "checks.py").write_text((pkg / "tldp" / "checks.py").read_text() + "\n#\n")
+    (pkg / "tldp" / "algorithm.py").write_text((pkg / "tldp" / "algorithm.py").read_text()
+                                              + "\n#\n")
     assert runner.cache_key(src, {"profile": "smoke"}, pkg) != before
     files = runner.package_sources(src, pkg)
     assert pkg / "spof" / "train.py" in files and pkg / "edition" / "book.py" not in files
+
+
+def test_the_digest_follows_imports_inside_functions_and_not_a_module_no_import_reaches(
+        tiny_book):
+    """The key hashes the modules the page's code can reach by its imports (those inside a
+    function too), not the whole floor: the black-box auditor, which the tiny page cannot
+    reach, is left out until a module the page imports imports it, even lazily."""
+    src, pkg = tiny_book / "notebooks" / "01-one.md", tiny_book / "ldp_companion"
+    key = runner.cache_key(src, {"profile": "smoke"}, pkg)
+    blackbox = pkg / "auditing" / "blackbox.py"
+    assert blackbox not in runner.package_sources(src, pkg)
+    blackbox.write_text(blackbox.read_text() + "\n# touched\n")
+    assert runner.cache_key(src, {"profile": "smoke"}, pkg) == key
+    shared = pkg / "validation.py"  # the runner imports it: in every page's reach
+    shared.write_text(shared.read_text() + "\n\ndef _later():\n"
+                      "    from ldp_companion.auditing import blackbox  # noqa: F401\n")
+    assert blackbox in runner.package_sources(src, pkg)
+    key = runner.cache_key(src, {"profile": "smoke"}, pkg)
+    blackbox.write_text(blackbox.read_text() + "\n# touched again\n")
+    assert runner.cache_key(src, {"profile": "smoke"}, pkg) != key
+
+
+def test_the_package_imports_its_modules_by_name_outside_the_mutation_harness():
+    """The digest reads imports from the code: a module imported through a string
+    (``importlib.import_module``, ``__import__``) would run without being hashed. Only the
+    mutation harness does that, and no chapter can reach it."""
+    import re
+
+    package = runner.REPO / "ldp_companion"
+    harness = {package / "verdicts" / "mutation.py", package / "verdicts" / "mutation_generated.py"}
+    dynamic = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if p not in harness
+                     and re.search(r"import_module\(|__import__\(", p.read_text()))
+    assert dynamic == []
+    for chapter in runner.chapters():
+        assert not harness & set(runner.package_sources(chapter)), chapter.stem
+
+
+def test_the_smoke_check_names_a_module_the_digest_misses():
+    """The smoke test's check (:func:`smoke_checks.unreached`) against a kernel that ran a
+    module no import of chapter 2 reaches."""
+    from smoke_checks import unreached
+
+    source = runner.find_chapter("02")
+    assert unreached(source, ["ldp_companion", "ldp_companion.tvg.params"]) == []
+    assert unreached(source, ["ldp_companion.verdicts.mutation"]) == \
+        ["ldp_companion.verdicts.mutation"]
 
 
 def test_cache_key_follows_the_data_folder(tiny_book, tmp_path):

@@ -38,7 +38,8 @@ _KEPT = ("ledger", "coverage", "data", "grids", "run")
 
 def code_digest(chapter: str, package: Path = REPO / "ldp_companion") -> str:
     """sha256 of the package code chapter ``chapter`` can run
-    (:func:`~ldp_companion.execution.runner.package_sources` of its page)."""
+    (:func:`~ldp_companion.execution.runner.package_sources` of its page: the modules its
+    imports reach, :mod:`~ldp_companion.execution.reach`)."""
     digest = hashlib.sha256()
     for path in package_sources(find_chapter(chapter), package):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0"

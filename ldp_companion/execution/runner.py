@@ -26,8 +26,9 @@ from importlib import metadata
 from pathlib import Path
 
 from ldp_companion.execution import figure_data, processes, threads
-from ldp_companion.execution.grid_store import STORE_ENV, package_files
+from ldp_companion.execution.grid_store import STORE_ENV
 from ldp_companion.execution.profiles import PROFILES
+from ldp_companion.execution.reach import reachable
 from ldp_companion.files import CorruptFile, one_line, read_json, write_atomic
 from ldp_companion.verdicts.ledger import LEDGER_DIR_ENV
 from ldp_companion.verdicts.run_records import CHAPTER_ENV
@@ -527,14 +528,10 @@ def _hide_injected_parameters(notebook: Path) -> None:
 
 
 def package_sources(source: Path, package: Path = REPO / "ldp_companion") -> list[Path]:
-    """The package source a chapter can depend on (:func:`~ldp_companion.execution.grid_store.
-    package_files`): the floors below the chapter packages, the chapter packages the page
-    imports (appendix C's brings them all), never the book's edition or the command line."""
-    text = Path(source).read_text()
-    rooms = {p.parent.name for p in package.glob("*/params.py")
-             if f"ldp_companion.{p.parent.name}" in text
-             or f"ldp_companion import {p.parent.name}" in text}
-    return package_files(package, rooms)
+    """The package source chapter page ``source`` can run (:func:`~ldp_companion.execution.
+    reach.reachable`): the modules its code imports, the runner's, and those they import in
+    turn; never the book's edition or the command line, nor a module no import reaches."""
+    return reachable(source, package)
 
 
 def data_fingerprint(root: Path | None = None, depth: int = 3) -> list[str]:
