@@ -101,9 +101,8 @@ def apply(mutant: Mutant) -> Callable[[], None]:
         Undoes the mutant (puts every replaced binding back).
     """
     module_name, _, name = mutant.target.partition(":")
-    _import_all()
     module = importlib.import_module(module_name)
-    if "." in name:
+    if "." in name:  # the class is one object wherever it is bound: nothing else to import
         cls_name, attr = name.split(".", 1)
         cls = getattr(module, cls_name)
         if attr not in cls.__dict__:
@@ -113,6 +112,7 @@ def apply(mutant: Mutant) -> Callable[[], None]:
         return lambda: setattr(cls, attr, original)
     if not hasattr(module, name):
         raise AttributeError(f"mutant {mutant.name!r}: {module_name} has no {name!r}")
+    _import_all()  # every module that binds the target by name, before the search below
     original = getattr(module, name)
     replacement = mutant.make(original)
     bound = [mod for mod in list(sys.modules.values())
