@@ -85,18 +85,20 @@ class HistogramRatio:
     @staticmethod
     def _cells(column, atoms, edges) -> np.ndarray:
         """Bin index of each value: atoms first (0..a-1), then quantile cells."""
-        where = np.searchsorted(atoms, column)
-        is_atom = (where < atoms.size) & (atoms[np.minimum(where, max(atoms.size - 1, 0))]
-                                          == column) if atoms.size else np.zeros(column.shape,
-                                                                                 bool)
         cell = atoms.size + np.searchsorted(edges, column, side="right")
+        if not atoms.size:
+            return cell
+        where = np.searchsorted(atoms, column)
+        is_atom = atoms[np.minimum(where, atoms.size - 1)] == column
         return np.where(is_atom, where, cell)
 
     def _fit_column(self, cx, cxp, bins, atom_share):
-        pooled = np.concatenate([cx, cxp])
-        values, counts = np.unique(pooled, return_counts=True)
-        atoms = values[counts >= max(2, atom_share * pooled.size)]
-        rest = pooled[~np.isin(pooled, atoms)]
+        pooled = np.sort(np.concatenate([cx, cxp]))  # one sort: the values, their counts
+        first = np.flatnonzero(np.r_[True, pooled[1:] != pooled[:-1]])
+        counts = np.diff(np.r_[first, pooled.size])
+        is_atom = counts >= max(2, atom_share * pooled.size)
+        atoms = pooled[first[is_atom]]
+        rest = pooled[np.repeat(~is_atom, counts)]  # sorted: the quantiles' partition is quick
         edges = (np.unique(np.quantile(rest, np.linspace(0, 1, bins + 1)[1:-1]))
                  if rest.size else np.array([]))
         size = atoms.size + edges.size + 1
