@@ -259,3 +259,38 @@ def test_page_shape_check_fails_on_a_long_cell():
     assert shape["longest"] == 41 and any("41-line cell" in p for p in shape_problems(shape))
     params = "```{code-cell} ipython3\n:tags: [parameters]\n\n" + "p = 1\n" * 41 + "```\n"
     assert page_shape(page.replace(cell, params))["lines"] == 0
+
+
+def said_top_floor(doc: str) -> int | None:
+    """The highest floor a room's docstring lets it import: the largest number on its
+    "May import" line (``floors 0–3``, ``(floor 0)``, ``every floor below (0–7)``)."""
+    line = next((ln for ln in doc.splitlines() if ln.startswith("May import")), None)
+    numbers = [int(n) for n in re.findall(r"\d+", line or "")]
+    return max(numbers) if numbers else None
+
+
+def overreach(room_name: str, doc: str, arrows: set[tuple[str, str]]) -> list[str]:
+    """The rooms ``room_name`` imports above the floor its docstring names (and a docstring
+    that names the room's own floor or one above)."""
+    said = said_top_floor(doc)
+    if said is None:
+        return []
+    bad = [f"{room_name}/ says floors up to {said} but imports {b} (floor {FLOOR[b]})"
+           for a, b in sorted(arrows) if a == room_name and FLOOR[b] > said]
+    if said >= FLOOR[room_name]:
+        bad.append(f"{room_name}/ (floor {FLOOR[room_name]}) says it may import floor {said}")
+    return bad
+
+
+def test_each_room_imports_only_the_floors_its_docstring_names():
+    """The "May import" line of each subpackage agrees with its imports; a docstring that
+    names fewer floors than the room imports from is caught."""
+    arrows = room_arrows(_sources())
+    bad = []
+    for init in sorted(PACKAGE.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        bad += overreach(init.parent.name, doc, arrows)
+    assert not bad, "\n".join(bad)
+    assert said_top_floor("May import: floors 0–1.") == 1
+    assert overreach("execution", "May import: floors 0–1.", arrows)  # it imports data (3)
+    assert overreach("neural", "May import: floors 0–1.", arrows)  # its own floor
