@@ -242,3 +242,19 @@ def test_a_book_run_records_every_resolved_parameter(tiny_book):
     assert [r["resolved"] for r in records.values()] == [
         {"profile": "smoke", "seed": 0, "size": 10}, {"profile": "smoke", "seed": 0, "size": 20}]
     assert all(r["parameters"] == {"profile": "smoke", "seed": 0} for r in records.values())
+
+
+def test_a_relative_import_is_read_from_the_module_s_own_package():
+    """The package imports by absolute name today; a relative import, should one come, is
+    resolved from the importing module's package (or from the package an ``__init__`` is)."""
+    from ldp_companion.execution import reach
+
+    pkg = runner.REPO / "ldp_companion"
+    assert "ldp_companion.tldp.checks" in reach.imports(
+        "from . import checks", "ldp_companion.tldp.claims", pkg)
+    assert "ldp_companion.validation" in reach.imports(
+        "from .. import validation", "ldp_companion.tldp.claims", pkg)
+    assert "ldp_companion.tldp.algorithm" in reach.imports(
+        "from .algorithm import tldp", "ldp_companion.tldp", pkg)
+    assert "ldp_companion.tldp.checks" not in reach.imports(
+        "from . import checks", "ldp_companion.tvg.claims", pkg)
